@@ -1,0 +1,406 @@
+"""Reading and writing grids: one-line, multi-line, integer, ant-colony instance and batch files.
+
+Symbol table (one-line and multi-line character forms): blank is ``.`` or ``0``; digits 1 to 9
+are ``1``-``9``; 10 to 35 are ``A``-``Z``; 36 to 61 are ``a``-``z``.  Grids larger than 61 x 61
+use the integer form.
+
+Input forms (``GridFormat``), detected automatically unless one is named:
+
+* ``line``: one puzzle as n*n symbols on one line (e.g. the 81-character form).
+* ``lines``: a batch file, one puzzle per line (blank lines and ``#`` comments skipped).
+* ``grid``: one puzzle over several lines of symbols; the box separators ``|``, ``+``, ``-``
+  and ``=`` and all white space are ignored.
+* ``ints``: n*n whitespace-separated integers, 0 or ``.`` blank (any n).
+* ``acs``: the instance files of Lloyd & Amos' ant-colony solver: the box order o, an ignored
+  integer, then o**4 integers with -1 for blank.
+
+Autodetection never guesses: text that two forms read differently is an error naming both.
+Every problem is a ``ParseError`` naming the line, column and (where known) the cell.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+import numpy as np
+
+from .geometry import Geometry, GeometryError, geometry_for_size
+from .grid import Grid
+
+__all__ = [
+    "SYMBOLS",
+    "GridFormat",
+    "ParseError",
+    "PuzzleItem",
+    "format_ints",
+    "format_line",
+    "format_pretty",
+    "grid_to_json",
+    "parse_grid",
+    "parse_puzzles",
+    "json_dumps",
+    "read_text",
+]
+
+SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+_VALUE_OF = {symbol: value for value, symbol in enumerate(SYMBOLS, start=1)}
+_VALUE_OF.update({".": 0, "0": 0})
+_SEPARATORS = frozenset("|+-=")
+_INT_TOKEN = re.compile(r"-?\d+|\.")
+
+
+class GridFormat(Enum):
+    """A grid text form; see the module docstring."""
+
+    LINE = "line"
+    LINES = "lines"
+    GRID = "grid"
+    INTS = "ints"
+    ACS = "acs"
+
+
+class ParseError(ValueError):
+    """Text that is not a grid; carries the 1-based line and column where that is known."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
+        self.message = message
+        self.line = line
+        self.column = column
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = []
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        if self.column is not None:
+            where.append(f"column {self.column}")
+        return f"{', '.join(where)}: {self.message}" if where else self.message
+
+
+@dataclass(frozen=True, slots=True)
+class PuzzleItem:
+    """One puzzle of an input: its grid, or the error that kept it from being read."""
+
+    index: int
+    line: int
+    grid: Grid | None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    text: str
+    line: int
+    column: int
+
+
+def read_text(source: str) -> str:
+    """The text of a file path, or of standard input for '-'."""
+    if source == "-":
+        return sys.stdin.read()
+    path = Path(source)
+    try:
+        return path.read_text(encoding="utf-8", errors="strict")
+    except FileNotFoundError:
+        raise ParseError(f"no such file: {source}") from None
+    except IsADirectoryError:
+        raise ParseError(f"{source} is a directory, not a puzzle file") from None
+    except UnicodeDecodeError as error:
+        raise ParseError(f"{source} is not UTF-8 text (byte {error.start})") from None
+
+
+def _geometry(n: int, box: tuple[int, int] | None, line: int | None) -> Geometry:
+    try:
+        return geometry_for_size(n, box)
+    except GeometryError as error:
+        raise ParseError(str(error), line) from None
+
+
+def _side(count: int, what: str, line: int | None) -> int:
+    n = math.isqrt(count)
+    if count == 0:
+        raise ParseError("no cells", line)
+    if n * n != count:
+        raise ParseError(f"{count} {what} is not a square grid (n*n cells, e.g. 81)", line)
+    return n
+
+
+def _grid_from_symbols(tokens: Sequence[_Token], box: tuple[int, int] | None) -> Grid:
+    line = tokens[0].line if tokens else None
+    n = _side(len(tokens), "symbols", line)
+    geometry = _geometry(n, box, line)
+    if n > len(SYMBOLS):
+        raise ParseError(f"a {n}x{n} grid needs the integer form (symbols stop at {len(SYMBOLS)})", line)
+    values = np.zeros(n * n, dtype=np.int16)
+    for cell, token in enumerate(tokens):
+        value = _VALUE_OF.get(token.text)
+        if value is None:
+            raise ParseError(f"unknown symbol {token.text!r} ({geometry.cell_name(cell)})", token.line, token.column)
+        if value > n:
+            raise ParseError(
+                f"symbol {token.text!r} stands for {value}, out of range 1-{n} ({geometry.cell_name(cell)})",
+                token.line,
+                token.column,
+            )
+        values[cell] = value
+    return Grid(geometry, values)
+
+
+def _grid_from_ints(tokens: Sequence[_Token], box: tuple[int, int] | None, blank: str = "0") -> Grid:
+    line = tokens[0].line if tokens else None
+    n = _side(len(tokens), "integers", line)
+    geometry = _geometry(n, box, line)
+    values = np.zeros(n * n, dtype=np.int16)
+    for cell, token in enumerate(tokens):
+        if token.text in (".", blank):
+            continue
+        if not _INT_TOKEN.fullmatch(token.text):
+            raise ParseError(f"{token.text!r} is not an integer ({geometry.cell_name(cell)})", token.line, token.column)
+        value = int(token.text)
+        if not 1 <= value <= n:
+            raise ParseError(
+                f"digit {value} out of range 1-{n} ({geometry.cell_name(cell)})", token.line, token.column
+            )
+        values[cell] = value
+    return Grid(geometry, values)
+
+
+def _word_tokens(text: str, first_line: int = 1) -> list[_Token]:
+    tokens = []
+    for line_no, line in enumerate(text.splitlines(), start=first_line):
+        for match in re.finditer(r"\S+", line):
+            tokens.append(_Token(match.group(), line_no, match.start() + 1))
+    return tokens
+
+
+def _symbol_tokens(text: str, first_line: int = 1) -> list[_Token]:
+    """Every character that is not white space or a box separator, with its place."""
+    tokens = []
+    for line_no, line in enumerate(text.splitlines(), start=first_line):
+        if line.lstrip().startswith("#"):
+            continue
+        for column, char in enumerate(line, start=1):
+            if not char.isspace() and char not in _SEPARATORS:
+                tokens.append(_Token(char, line_no, column))
+    return tokens
+
+
+def _parse_acs(tokens: Sequence[_Token], box: tuple[int, int] | None) -> Grid:
+    order = int(tokens[0].text)
+    n = order * order
+    if box is not None and box != (order, order):
+        raise ParseError(f"ant-colony instance of order {order} has {order}x{order} boxes, not {box[0]}x{box[1]}", 1)
+    cells = tokens[2:]
+    if len(cells) != n * n:
+        raise ParseError(f"order {order} needs {n * n} cell values, found {len(cells)}", tokens[0].line)
+    geometry = _geometry(n, (order, order), tokens[0].line)
+    values = np.zeros(n * n, dtype=np.int16)
+    for cell, token in enumerate(cells):
+        if not _INT_TOKEN.fullmatch(token.text) or token.text == ".":
+            raise ParseError(f"{token.text!r} is not an integer ({geometry.cell_name(cell)})", token.line, token.column)
+        value = int(token.text)
+        if value == -1:
+            continue
+        if not 1 <= value <= n:
+            raise ParseError(
+                f"value {value} out of range (-1 or 1-{n}) ({geometry.cell_name(cell)})", token.line, token.column
+            )
+        values[cell] = value
+    return Grid(geometry, values)
+
+
+def _looks_acs(words: Sequence[_Token]) -> bool:
+    if len(words) < 3 or not all(re.fullmatch(r"-?\d+", w.text) for w in words[:2]):
+        return False
+    order = int(words[0].text)
+    return 2 <= order <= 20 and len(words) == 2 + order**4
+
+
+def _all_ints(words: Sequence[_Token]) -> bool:
+    return all(_INT_TOKEN.fullmatch(w.text) for w in words)
+
+
+def _parse_single(text: str, box: tuple[int, int] | None, first_line: int = 1) -> Grid:
+    """One puzzle in any single-puzzle form, detected; an error when two forms read it differently."""
+    words = _word_tokens(text, first_line)
+    if not words:
+        raise ParseError("empty input: no puzzle")
+    if _looks_acs(words):
+        return _parse_acs(words, box)
+    symbols = _symbol_tokens(text, first_line)
+    as_ints: Grid | None = None
+    int_error: ParseError | None = None
+    multi_char = any(len(w.text) > 1 for w in words)
+    if multi_char and len(words) > 1 and _all_ints(words):
+        try:
+            as_ints = _grid_from_ints(words, box)
+        except ParseError as error:
+            int_error = error
+    try:
+        as_symbols = _grid_from_symbols(symbols, box)
+    except ParseError as error:
+        if as_ints is not None:
+            return as_ints
+        if int_error is not None and math.isqrt(len(words)) ** 2 == len(words):
+            raise int_error from None
+        raise
+    if as_ints is not None and as_ints != as_symbols:
+        raise ParseError(
+            f"ambiguous input: it reads as a {as_ints.n}x{as_ints.n} grid of integers and as a "
+            f"{as_symbols.n}x{as_symbols.n} grid of symbols; name one with --format ints or --format grid"
+        )
+    return as_symbols
+
+
+def parse_grid(text: str, *, box: tuple[int, int] | None = None, fmt: GridFormat | None = None) -> Grid:
+    """Read exactly one puzzle; raise ParseError on anything else."""
+    items = parse_puzzles(text, box=box, fmt=fmt)
+    if len(items) != 1:
+        raise ParseError(f"expected one puzzle, found {len(items)} (one per line)")
+    item = items[0]
+    if item.grid is None:
+        raise ParseError(item.error or "unreadable puzzle")
+    return item.grid
+
+
+def _batch_lines(text: str) -> list[tuple[int, str]]:
+    return [
+        (number, line.strip())
+        for number, line in enumerate(text.splitlines(), start=1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+
+
+def _looks_like_batch(lines: Sequence[tuple[int, str]], box: tuple[int, int] | None) -> bool:
+    if len(lines) < 2 or any(_SEPARATORS & set(line) or " " in line or "\t" in line for _, line in lines):
+        return False
+    lengths = [len(line) for _, line in lines]
+    common = max(set(lengths), key=lengths.count)
+    n = math.isqrt(common)
+    if n * n != common:
+        return False
+    try:
+        geometry_for_size(n, box)
+    except GeometryError:
+        return False
+    return True
+
+
+def _parse_batch(lines: Sequence[tuple[int, str]], box: tuple[int, int] | None) -> list[PuzzleItem]:
+    items = []
+    for index, (number, line) in enumerate(lines):
+        try:
+            grid = _grid_from_symbols(_symbol_tokens(line, number), box)
+            items.append(PuzzleItem(index, number, grid))
+        except ParseError as error:
+            items.append(PuzzleItem(index, number, None, str(error)))
+    return items
+
+
+def parse_puzzles(text: str, *, box: tuple[int, int] | None = None, fmt: GridFormat | None = None) -> list[PuzzleItem]:
+    """Read every puzzle of a text: one puzzle, or a batch of one per line.
+
+    A batch never stops at a bad line: each line gives one item, holding a grid or an error.
+    """
+    lines = _batch_lines(text)
+    if not lines:
+        raise ParseError("empty input: no puzzle")
+    if fmt is GridFormat.LINES:
+        return _parse_batch(lines, box)
+    first = lines[0][0]
+    if fmt is GridFormat.LINE:
+        if len(lines) != 1:
+            raise ParseError(f"--format line takes one puzzle on one line, found {len(lines)} lines", lines[1][0])
+        return [_single_item(lambda: _grid_from_symbols(_symbol_tokens(lines[0][1], first), box), first)]
+    if fmt is GridFormat.GRID:
+        return [_single_item(lambda: _grid_from_symbols(_symbol_tokens(text), box), first)]
+    if fmt is GridFormat.INTS:
+        return [_single_item(lambda: _grid_from_ints(_word_tokens(text), box), first)]
+    if fmt is GridFormat.ACS:
+        words = _word_tokens(text)
+
+        def acs() -> Grid:
+            if not _looks_acs(words):
+                raise ParseError("not an ant-colony instance: expected order, 1, then order**4 integers", first)
+            return _parse_acs(words, box)
+
+        return [_single_item(acs, first)]
+    if len(lines) == 1:
+        return [_single_item(lambda: _parse_single(text, box), first)]
+    if _looks_like_batch(lines, box):
+        batch = _parse_batch(lines, box)
+        try:
+            single = _parse_single(text, box)
+        except ParseError:
+            return batch
+        if all(item.grid is not None for item in batch):
+            raise ParseError(
+                f"ambiguous input: {len(lines)} lines read as one {single.n}x{single.n} grid and as "
+                f"{len(batch)} puzzles, one per line; name one with --format grid or --format lines"
+            )
+        return [PuzzleItem(0, first, single)]
+    return [_single_item(lambda: _parse_single(text, box), first)]
+
+
+def _single_item(read: object, line: int) -> PuzzleItem:
+    assert callable(read)
+    try:
+        return PuzzleItem(0, line, read())
+    except ParseError as error:
+        return PuzzleItem(0, error.line or line, None, str(error))
+
+
+def format_line(grid: Grid) -> str:
+    """The one-line form, '.' for blanks (symbols 1-9, A-Z, a-z); integers joined by spaces past 61."""
+    if grid.n > len(SYMBOLS):
+        return format_ints(grid).replace("\n", " ")
+    table = np.array(["."] + list(SYMBOLS[: grid.n]))
+    return "".join(table[grid.values.reshape(-1)])
+
+
+def format_ints(grid: Grid) -> str:
+    """Rows of whitespace-separated integers, 0 for blanks, right-aligned."""
+    width = len(str(grid.n))
+    return "\n".join(" ".join(f"{int(v):>{width}}" for v in row) for row in grid.values)
+
+
+def format_pretty(grid: Grid) -> str:
+    """A boxed multi-line picture with | and - separators between boxes."""
+    g = grid.geometry
+    if grid.n <= len(SYMBOLS):
+        table = ["."] + list(SYMBOLS[: grid.n])
+        cells = [[table[v] for v in row] for row in grid.values]
+    else:
+        width = len(str(grid.n))
+        cells = [[f"{int(v):>{width}}" if v else "." * width for v in row] for row in grid.values]
+    group_width = len(cells[0][0]) * g.q + g.q - 1
+    separator = "-+-".join(["-" * group_width] * g.p)
+    lines = []
+    for r, row in enumerate(cells):
+        if r and r % g.p == 0:
+            lines.append(separator)
+        groups = [" ".join(row[b * g.q : (b + 1) * g.q]) for b in range(g.p)]
+        lines.append(" | ".join(groups))
+    return "\n".join(lines)
+
+
+def grid_to_json(grid: Grid) -> dict[str, object]:
+    """A JSON-ready object: n, box, the one-line form and the rows as integer lists."""
+    return {
+        "n": grid.n,
+        "box": grid.geometry.box_label,
+        "line": format_line(grid),
+        "rows": grid.values.tolist(),
+    }
+
+
+def json_dumps(obj: object) -> str:
+    """Compact, key-ordered JSON on one line."""
+    return json.dumps(obj, separators=(",", ":"))

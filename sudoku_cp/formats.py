@@ -293,9 +293,39 @@ def _looks_like_batch(lines: Sequence[tuple[int, str]], box: tuple[int, int] | N
     return True
 
 
+_BYTE_VALUE = np.full(256, -1, dtype=np.int16)
+for _symbol, _value in _VALUE_OF.items():
+    _BYTE_VALUE[ord(_symbol)] = _value
+
+
+def _fast_rows(lines: Sequence[tuple[int, str]], box: tuple[int, int] | None) -> dict[int, Grid]:
+    """Grids of the well-formed lines of the batch's most common length, read in one numpy pass."""
+    lengths = [len(line) for _, line in lines]
+    common = max(set(lengths), key=lengths.count)
+    n = math.isqrt(common)
+    try:
+        geometry = geometry_for_size(n, box)
+    except GeometryError:
+        return {}
+    if n * n != common or n > len(SYMBOLS):
+        return {}
+    chosen = [i for i, length in enumerate(lengths) if length == common]
+    try:
+        raw = "".join(lines[i][1] for i in chosen).encode("ascii")
+    except UnicodeEncodeError:
+        return {}
+    values = _BYTE_VALUE[np.frombuffer(raw, dtype=np.uint8)].reshape(len(chosen), common)
+    good = ((values >= 0) & (values <= n)).all(axis=1)
+    return {i: Grid(geometry, values[k]) for k, i in enumerate(chosen) if good[k]}
+
+
 def _parse_batch(lines: Sequence[tuple[int, str]], box: tuple[int, int] | None) -> list[PuzzleItem]:
+    fast = _fast_rows(lines, box)
     items = []
     for index, (number, line) in enumerate(lines):
+        if index in fast:
+            items.append(PuzzleItem(index, number, fast[index]))
+            continue
         try:
             grid = _grid_from_symbols(_symbol_tokens(line, number), box)
             items.append(PuzzleItem(index, number, grid))
@@ -336,6 +366,8 @@ def parse_puzzles(text: str, *, box: tuple[int, int] | None = None, fmt: GridFor
         return [_single_item(lambda: _parse_single(text, box), first)]
     if _looks_like_batch(lines, box):
         batch = _parse_batch(lines, box)
+        if any(len(line) != len(lines) for _, line in lines):
+            return batch  # not a square of rows, so not one grid
         try:
             single = _parse_single(text, box)
         except ParseError:

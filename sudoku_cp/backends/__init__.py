@@ -1,0 +1,1 @@
+"""Solvers of whole puzzles behind one search signature (see base.py)."""

@@ -1,0 +1,165 @@
+"""The CP-SAT backend: solve, decide uniqueness and count with OR-tools' CP-SAT solver.
+
+``limit == 1`` is one plain solve, with as many workers as asked for.  ``limit > 1`` enumerates
+solutions (``enumerate_all_solutions``) through a solution callback that stops the search at the
+limit; CP-SAT enumerates with one worker only, so ``workers`` is ignored there.
+
+Statuses map as follows:
+
+=============  ================================  ==================================================
+CP-SAT status  plain solve (limit 1)             enumeration (limit > 1)
+=============  ================================  ==================================================
+OPTIMAL        one solution, not complete        every solution seen: complete, count exact
+FEASIBLE       one solution, not complete        stopped at the limit, or by the time limit
+INFEASIBLE     no solution, complete             no solution, complete
+UNKNOWN        timed out, zero solutions         timed out, zero solutions (never "no solution")
+MODEL_INVALID  BackendError                      BackendError
+=============  ================================  ==================================================
+
+A completed enumeration reports OPTIMAL even when the callback asked to stop on the very last
+solution, so ``complete`` follows the status, not whether the limit was reached.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from ortools.sat.python import cp_model
+
+from ..cpsat import CpsatModelKind, SudokuCpModel, build_cpsat_model, solution_vector
+from ..grid import Grid
+from .base import BackendError, SearchResult, checked_solutions
+
+__all__ = ["CpsatBackend"]
+
+_CHECK_BATCH = 4096
+"""Solutions checked at once while only counting (keep=False), so memory stays bounded."""
+
+
+class _Collector(cp_model.CpSolverSolutionCallback):
+    """Decodes each solution, keeps or checks it in batches, and stops the search at the limit."""
+
+    def __init__(self, model: SudokuCpModel, puzzle: Grid, limit: int, keep: bool, backend: str) -> None:
+        super().__init__()
+        self.model = model
+        self.puzzle = puzzle
+        self.limit = limit
+        self.keep = keep
+        self.backend = backend
+        self.count = 0
+        self.pending: list[np.ndarray] = []
+        self.kept: list[np.ndarray] = []
+        self.error: BackendError | None = None
+
+    def on_solution_callback(self) -> None:
+        if self.count >= self.limit or self.error is not None:
+            return
+        self.count += 1
+        self.pending.append(self.model.decode_vector(solution_vector(self)))
+        if not self.keep and len(self.pending) >= _CHECK_BATCH:
+            self.flush()
+        if self.count >= self.limit or self.error is not None:
+            self.stop_search()
+
+    def flush(self) -> None:
+        """Check the pending solutions of a count-only search and drop them."""
+        if self.pending and self.error is None:
+            try:
+                checked_solutions(self.puzzle, np.stack(self.pending), self.backend)
+            except BackendError as error:
+                self.error = error
+        self.pending.clear()
+
+
+class CpsatBackend:
+    """Whole puzzles with CP-SAT over the bool or alldiff model of ``sudoku_cp.cpsat``."""
+
+    def __init__(self, kind: CpsatModelKind | str = "bool", workers: int = 1, seed: int = 0) -> None:
+        self.kind = CpsatModelKind(kind)
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, not {workers}")
+        self.workers = workers
+        self.seed = seed
+        self.name = "cpsat" if self.kind is CpsatModelKind.BOOL else f"cpsat:{self.kind.value}"
+
+    def _solver(self, time_limit: float | None, workers: int) -> cp_model.CpSolver:
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = workers
+        solver.parameters.random_seed = self.seed
+        if time_limit is not None:
+            solver.parameters.max_time_in_seconds = max(float(time_limit), 0.0)
+        return solver
+
+    def search(
+        self, puzzle: Grid, limit: int = 1, time_limit: float | None = None, keep: bool = True
+    ) -> SearchResult:
+        """Find up to ``limit`` solutions of ``puzzle``; with ``keep=False`` only count them (all checked)."""
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, not {limit}")
+        model = build_cpsat_model(puzzle, self.kind)
+        if limit == 1:
+            return self._solve_one(puzzle, model, time_limit, keep)
+        return self._enumerate(puzzle, model, limit, time_limit, keep)
+
+    def _solve_one(
+        self, puzzle: Grid, model: SudokuCpModel, time_limit: float | None, keep: bool
+    ) -> SearchResult:
+        solver = self._solver(time_limit, self.workers)
+        status = solver.solve(model.model)
+        self._raise_if_invalid(status, model)
+        n = puzzle.n
+        found = np.empty((0, n, n), dtype=np.int16)
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            found = checked_solutions(puzzle, model.decode(solver)[None], self.name)
+        stats = _stats(solver, status)
+        if status == cp_model.INFEASIBLE:
+            return SearchResult(found, complete=True, stats=stats)
+        if status == cp_model.UNKNOWN:
+            return SearchResult(found, complete=False, timed_out=True, stats=stats)
+        solutions = found if keep else found[:0]
+        return SearchResult(solutions, complete=False, count=len(found), stats=stats)
+
+    def _enumerate(
+        self, puzzle: Grid, model: SudokuCpModel, limit: int, time_limit: float | None, keep: bool
+    ) -> SearchResult:
+        solver = self._solver(time_limit, 1)
+        solver.parameters.enumerate_all_solutions = True
+        collector = _Collector(model, puzzle, limit, keep, self.name)
+        status = solver.solve(model.model, collector)
+        self._raise_if_invalid(status, model)
+        n = puzzle.n
+        if keep:
+            pending = np.stack(collector.pending) if collector.pending else np.empty((0, n, n), np.int16)
+            solutions = checked_solutions(puzzle, pending, self.name)
+        else:
+            collector.flush()
+            solutions = np.empty((0, n, n), dtype=np.int16)
+        if collector.error is not None:
+            raise collector.error
+        complete = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
+        stopped_at_limit = collector.count >= limit
+        timed_out = not complete and not stopped_at_limit
+        return SearchResult(
+            solutions,
+            complete=complete,
+            timed_out=timed_out,
+            count=collector.count,
+            stats=_stats(solver, status),
+        )
+
+    def _raise_if_invalid(self, status: object, model: SudokuCpModel) -> None:
+        if status == cp_model.MODEL_INVALID:
+            raise BackendError(f"backend {self.name}: CP-SAT rejected the model: {model.model.validate()}")
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE, cp_model.UNKNOWN):
+            raise BackendError(f"backend {self.name}: unexpected CP-SAT status {status}")
+
+
+def _stats(solver: cp_model.CpSolver, status: object) -> dict[str, float | int]:
+    """Solver statistics of the last solve: conflicts, branches, wall and deterministic time."""
+    return {
+        "conflicts": int(solver.num_conflicts),
+        "branches": int(solver.num_branches),
+        "wall_time": float(solver.wall_time),
+        "deterministic_time": float(solver.deterministic_time),
+        "booleans": int(solver.num_booleans),
+        "status": int(getattr(status, "value", -1)),
+    }

@@ -1,0 +1,47 @@
+"""Backends by name, as users write them after ``--backend``.
+
+* ``pysat`` or ``pysat:<solver>``: a python-sat solver (default CaDiCaL 1.9.5), e.g. ``pysat:glucose4``;
+* ``cpsat`` or ``cpsat:alldiff``: OR-tools CP-SAT on the Boolean or the AllDifferent model;
+* ``dlx``: the native Algorithm X on the exact-cover model;
+* a DIMACS solver program is chosen with ``--solver-cmd`` (``program_backend``).
+"""
+
+from __future__ import annotations
+
+from .base import Backend, BackendError
+
+__all__ = ["BACKEND_NAMES", "make_backend"]
+
+BACKEND_NAMES = ("pysat", "pysat:<solver>", "cpsat", "cpsat:alldiff", "dlx")
+
+
+def make_backend(
+    spec: str = "pysat",
+    *,
+    encoding: str | None = None,
+    amo: str | None = None,
+    workers: int = 1,
+    seed: int = 0,
+    solver_cmd: str | None = None,
+) -> Backend:
+    """The backend a name stands for, with its options; BackendError for an unknown name."""
+    if solver_cmd is not None:
+        from .program_backend import ProgramBackend
+
+        return ProgramBackend(solver_cmd, encoding=encoding or "optimized", amo=amo or "pairwise")
+    family, _, variant = spec.partition(":")
+    if family == "pysat":
+        from .pysat_backend import DEFAULT_SOLVER, PysatBackend
+
+        return PysatBackend(variant or DEFAULT_SOLVER, encoding=encoding or "optimized", amo=amo or "pairwise")
+    if family == "cpsat":
+        from .cpsat_backend import CpsatBackend
+
+        if variant not in ("", "bool", "alldiff"):
+            raise BackendError(f"unknown CP-SAT model {variant!r}: use cpsat or cpsat:alldiff")
+        return CpsatBackend(variant or "bool", workers=workers, seed=seed)
+    if family == "dlx" and not variant:
+        from .dlx_backend import DlxBackend
+
+        return DlxBackend()
+    raise BackendError(f"unknown backend {spec!r}: choose one of {', '.join(BACKEND_NAMES)}")

@@ -1,0 +1,1 @@
+"""CNF models of whole puzzles: variable maps, encodings and DIMACS text."""

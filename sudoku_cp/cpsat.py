@@ -1,0 +1,161 @@
+"""CP-SAT models of whole puzzles (specified in ``encodings/cpsat.md``).
+
+Two models of the same puzzle, both over all cells of the grid:
+
+=========  ===========================================  ===============================================
+kind       variables                                    constraints
+=========  ===========================================  ===============================================
+bool       ``x_rRcCdD`` in {0, 1}: R C holds digit D    exactly one per cell, per (row, digit),
+           (all n**3 of them, givens included)          per (column, digit), per (box, digit);
+                                                        ``x == 1`` (a one-literal bool_and) per given
+alldiff    ``v_rRcC`` in 1..n: the digit of cell R C    all different per row, column and box
+           (a given's domain is its single value)
+=========  ===========================================  ===============================================
+
+Names are 1-based (``x_r1c2d5``, ``v_r9c5``), and so are constraint names (``cell_r1c2``,
+``row3_d5``, ``column2_d5``, ``box4_d5``, ``given_r1c1``; ``row3``, ``column2``, ``box4``), so
+an exported model reads like its specification.  The bool model keeps every candidate even where a
+given rules it out: the model is the same for every puzzle of a geometry except for the given
+constraints, and presolve removes what the givens decide.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from enum import Enum
+
+import numpy as np
+from ortools.sat.python import cp_model
+
+from .geometry import Geometry
+from .grid import Grid
+
+__all__ = ["CpsatModelKind", "SudokuCpModel", "build_cpsat_model", "export_cpsat_model", "solution_vector"]
+
+
+class CpsatModelKind(Enum):
+    """Which CP-SAT model: Boolean candidates with exactly-one, or one integer per cell with all-different."""
+
+    BOOL = "bool"
+    ALLDIFF = "alldiff"
+
+
+def solution_vector(source: cp_model.CpSolver | cp_model.CpSolverSolutionCallback) -> np.ndarray:
+    """The values of all model variables in the current solution, indexed by variable index (int64)."""
+    solution = source.response_proto.solution
+    return np.fromiter(solution, dtype=np.int64, count=len(solution))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SudokuCpModel:
+    """A CP-SAT model of a puzzle and its variables.
+
+    ``variables`` is an (n*n, n) object array of BoolVars ``x[cell, digit]`` (digit 0-based) for the
+    bool kind, an (n*n,) object array of IntVars ``v[cell]`` for the alldiff kind.  ``indices`` holds
+    their proto indices in the same shape, so decoding is one gather over the solution vector.
+    """
+
+    model: cp_model.CpModel
+    kind: CpsatModelKind
+    geometry: Geometry
+    variables: np.ndarray
+    indices: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        indices = np.vectorize(lambda var: var.index, otypes=[np.int64])(self.variables)
+        indices.setflags(write=False)
+        object.__setattr__(self, "indices", indices)
+
+    def decode(self, source: cp_model.CpSolver | cp_model.CpSolverSolutionCallback) -> np.ndarray:
+        """The (n, n) int16 grid of the current solution of a solver or solution callback."""
+        return self.decode_vector(solution_vector(source))
+
+    def decode_vector(self, values: np.ndarray) -> np.ndarray:
+        """The (n, n) int16 grid for a solution vector indexed by variable index.
+
+        A bool-model cell that does not hold exactly one digit decodes to 0, which the checker rejects.
+        """
+        n = self.geometry.n
+        chosen = values[self.indices]
+        if self.kind is CpsatModelKind.ALLDIFF:
+            return chosen.reshape(n, n).astype(np.int16)
+        digits = chosen.argmax(axis=1) + 1
+        digits[chosen.sum(axis=1) != 1] = 0
+        return digits.reshape(n, n).astype(np.int16)
+
+    def sizes(self) -> dict[str, int]:
+        """Variables and constraints of the proto, and constraints per family (named as in the spec)."""
+        proto = self.model.proto
+        families = Counter(_family(constraint.name) for constraint in proto.constraints)
+        return {"variables": len(proto.variables), "constraints": len(proto.constraints), **families}
+
+
+def _family(name: str) -> str:
+    return name.split("_")[0].rstrip("0123456789")
+
+
+def _cell_label(geometry: Geometry, cell: int) -> str:
+    r, c = divmod(cell, geometry.n)
+    return f"r{r + 1}c{c + 1}"
+
+
+def _unit_label(geometry: Geometry, unit: int) -> str:
+    kind, index = divmod(unit, geometry.n)
+    return f"{('row', 'column', 'box')[kind]}{index + 1}"
+
+
+def _build_bool(model: cp_model.CpModel, puzzle: Grid) -> np.ndarray:
+    g = puzzle.geometry
+    n = g.n
+    x = np.empty((n * n, n), dtype=object)
+    for cell in range(n * n):
+        label = _cell_label(g, cell)
+        for d in range(n):
+            x[cell, d] = model.new_bool_var(f"x_{label}d{d + 1}")
+    for cell in range(n * n):
+        model.add_exactly_one(x[cell].tolist()).with_name(f"cell_{_cell_label(g, cell)}")
+    for unit in range(3 * n):
+        cells = g.units[unit]
+        label = _unit_label(g, unit)
+        for d in range(n):
+            model.add_exactly_one(x[cells, d].tolist()).with_name(f"{label}_d{d + 1}")
+    flat = puzzle.values.reshape(-1)
+    for cell in np.flatnonzero(flat).tolist():
+        model.add_bool_and([x[cell, int(flat[cell]) - 1]]).with_name(f"given_{_cell_label(g, cell)}")
+    return x
+
+
+def _build_alldiff(model: cp_model.CpModel, puzzle: Grid) -> np.ndarray:
+    g = puzzle.geometry
+    n = g.n
+    flat = puzzle.values.reshape(-1).tolist()
+    v = np.empty(n * n, dtype=object)
+    for cell, given in enumerate(flat):
+        low, high = (given, given) if given else (1, n)
+        v[cell] = model.new_int_var(low, high, f"v_{_cell_label(g, cell)}")
+    for unit in range(3 * n):
+        model.add_all_different(v[g.units[unit]].tolist()).with_name(_unit_label(g, unit))
+    return v
+
+
+def build_cpsat_model(puzzle: Grid, kind: CpsatModelKind | str = CpsatModelKind.BOOL) -> SudokuCpModel:
+    """The CP-SAT model of a puzzle of the given kind (see the module table)."""
+    kind = CpsatModelKind(kind)
+    model = cp_model.CpModel()
+    model.name = f"sudoku {puzzle.n}x{puzzle.n} box {puzzle.geometry.box_label} {kind.value}"
+    build = _build_bool if kind is CpsatModelKind.BOOL else _build_alldiff
+    variables = build(model, puzzle)
+    return SudokuCpModel(model, kind, puzzle.geometry, variables)
+
+
+def export_cpsat_model(model: SudokuCpModel) -> str:
+    """The model as protobuf text, exactly what ``CpModel.export_to_file`` writes for a '.pb.txt' name."""
+    with tempfile.TemporaryDirectory(prefix="sudoku_cp_") as directory:
+        path = os.path.join(directory, "model.pb.txt")
+        if not model.model.export_to_file(path):
+            raise OSError(f"CP-SAT could not write its model to {path}")
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()

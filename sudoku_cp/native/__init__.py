@@ -1,0 +1,1 @@
+"""Native algorithms: exact cover by Algorithm X."""

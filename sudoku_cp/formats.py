@@ -176,7 +176,8 @@ def _word_tokens(text: str, first_line: int = 1) -> list[_Token]:
     tokens = []
     for line_no, line in enumerate(text.splitlines(), start=first_line):
         for match in re.finditer(r"\S+", line):
-            tokens.append(_Token(match.group(), line_no, match.start() + 1))
+            if not set(match.group()) <= _SEPARATORS:
+                tokens.append(_Token(match.group(), line_no, match.start() + 1))
     return tokens
 
 
@@ -220,7 +221,9 @@ def _looks_acs(words: Sequence[_Token]) -> bool:
     if len(words) < 3 or not all(re.fullmatch(r"-?\d+", w.text) for w in words[:2]):
         return False
     order = int(words[0].text)
-    return 2 <= order <= 20 and len(words) == 2 + order**4
+    if not 2 <= order <= 20 or words[1].text != "1":
+        return False
+    return len(words) == 2 + order**4 or any(w.text == "-1" for w in words[2:])
 
 
 def _all_ints(words: Sequence[_Token]) -> bool:
@@ -411,7 +414,7 @@ def format_pretty(grid: Grid) -> str:
         cells = [[table[v] for v in row] for row in grid.values]
     else:
         width = len(str(grid.n))
-        cells = [[f"{int(v):>{width}}" if v else "." * width for v in row] for row in grid.values]
+        cells = [[f"{int(v) if v else '.':>{width}}" for v in row] for row in grid.values]
     group_width = len(cells[0][0]) * g.q + g.q - 1
     separator = "-+-".join(["-" * group_width] * g.p)
     lines = []

@@ -1,0 +1,124 @@
+"""Grid text forms: reading, writing, autodetection, and one clear error per bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import DATA, SHARED
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sudoku_cp.formats import (
+    GridFormat,
+    ParseError,
+    format_ints,
+    format_line,
+    format_pretty,
+    grid_to_json,
+    parse_grid,
+    parse_puzzles,
+)
+from sudoku_cp.generate import random_puzzle
+from sudoku_cp.geometry import Geometry
+
+HARD = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+SHAPES = [(2, 2), (2, 3), (3, 2), (2, 4), (3, 3), (3, 4), (4, 4), (5, 5), (8, 8)]
+
+
+@given(st.sampled_from(SHAPES), st.integers(0, 2**32 - 1), st.floats(0.0, 1.0))
+def test_every_written_form_reads_back_to_the_same_grid(shape: tuple[int, int], seed: int, blank: float) -> None:
+    g = Geometry(*shape)
+    grid = random_puzzle(g, blank, np.random.default_rng(seed))
+    box = shape if shape[0] != shape[1] else None
+    for text in (format_line(grid), format_pretty(grid), format_ints(grid)):
+        assert parse_grid(text, box=box) == grid
+
+
+def test_one_line_form_uses_dots_and_letters_past_nine() -> None:
+    grid = parse_grid("123456789ABCDEFG" + "." * 240)
+    assert grid.n == 16
+    assert grid.values[0].tolist() == list(range(1, 17))
+    assert format_line(grid).startswith("123456789ABCDEFG...")
+    assert parse_grid(HARD.replace(".", "0")) == parse_grid(HARD)
+
+
+def test_json_form_names_size_box_and_rows() -> None:
+    obj = grid_to_json(parse_grid(HARD))
+    assert obj["n"] == 9 and obj["box"] == "3x3" and obj["line"] == HARD
+    assert obj["rows"][0][0] == 4  # type: ignore[index]
+
+
+def test_multi_line_grid_with_separators_is_read() -> None:
+    text = format_pretty(parse_grid(HARD))
+    assert "|" in text and "+" in text
+    assert parse_grid(text) == parse_grid(HARD)
+
+
+def test_ant_colony_instances_are_read_with_minus_one_blanks() -> None:
+    for name, n in (("inst16x16_45_0.txt", 16), ("inst25x25_45_0.txt", 25), ("aiescargot.txt", 9)):
+        grid = parse_grid((DATA / name).read_text())
+        assert grid.n == n
+        raw = [int(t) for t in (DATA / name).read_text().split()][2:]
+        assert grid.values.reshape(-1).tolist() == [max(v, 0) for v in raw]
+
+
+def test_integer_grid_of_any_size_is_read() -> None:
+    grid = parse_grid((DATA / "sudoku-25-1.txt").read_text())
+    assert grid.n == 25 and grid.geometry == Geometry(5, 5)
+    big = SHARED / "big" / "sudoku-100-1.txt"
+    if big.exists():
+        assert parse_grid(big.read_text()).n == 100
+
+
+def test_batch_file_gives_one_item_per_line_and_keeps_going_after_bad_lines() -> None:
+    text = "\n".join([HARD, HARD[:-1], HARD[:-1] + "x", "", "# a comment", HARD.replace("4", "5", 1)]) + "\n"
+    items = parse_puzzles(text)
+    assert [item.line for item in items] == [1, 2, 3, 6]
+    assert items[0].grid is not None and items[3].grid is not None
+    assert items[1].grid is None and "80 symbols" in (items[1].error or "")
+    assert items[2].grid is None and "column 81" in (items[2].error or "") and "R9C9" in (items[2].error or "")
+
+
+def test_corpus_batch_reads_every_line() -> None:
+    items = parse_puzzles((DATA / "norvig_top95.txt").read_text())
+    assert len(items) == 95 and all(item.grid is not None for item in items)
+
+
+@pytest.mark.parametrize(
+    ("text", "box", "message"),
+    [
+        ("", None, "empty input"),
+        ("   \n\n", None, "empty input"),
+        (HARD[:-2], None, "79 symbols is not a square"),
+        (HARD[:40] + "?" + HARD[41:], None, "line 1, column 41: unknown symbol '?' (R5C5)"),
+        (HARD[:-1] + "A", None, "out of range 1-9 (R9C9)"),
+        ("1" * 49, None, "7x7 grid has no box shape"),
+        ("123456" + "." * 30, None, "several box shapes (2x3, 3x2)"),
+        ("123456" + "." * 30, (2, 2), "does not fit"),
+        ("1 2 3 4\n" * 3 + "1 2 3 17\n", None, "digit 17 out of range 1-4"),
+        ("3 1\n" + "-1 " * 80, None, "needs 81 cell values, found 80"),
+    ],
+)
+def test_bad_input_gets_one_clear_line_naming_the_place(
+    text: str, box: tuple[int, int] | None, message: str
+) -> None:
+    with pytest.raises(ParseError) as raised:
+        parse_grid(text, box=box)
+    assert message in str(raised.value)
+    assert "\n" not in str(raised.value)
+
+
+def test_sixteen_lines_of_sixteen_symbols_are_ambiguous_unless_a_form_is_named() -> None:
+    rows = [format_line(random_puzzle(Geometry(2, 2), 0.0, np.random.default_rng(k))) for k in range(16)]
+    text = "\n".join(rows) + "\n"
+    with pytest.raises(ParseError, match="ambiguous"):
+        parse_puzzles(text)
+    assert len(parse_puzzles(text, fmt=GridFormat.LINES)) == 16
+    grid_items = parse_puzzles(text, fmt=GridFormat.GRID)
+    assert len(grid_items) == 1 and grid_items[0].grid is not None and grid_items[0].grid.n == 16
+
+
+def test_named_format_is_enforced() -> None:
+    with pytest.raises(ParseError, match="not an ant-colony instance"):
+        parse_grid(HARD, fmt=GridFormat.ACS)
+    assert parse_grid(HARD, fmt=GridFormat.LINE) == parse_grid(HARD)

@@ -282,9 +282,13 @@ def _batch_lines(text: str) -> list[tuple[int, str]]:
 
 
 def _looks_like_batch(lines: Sequence[tuple[int, str]], box: tuple[int, int] | None) -> bool:
-    if len(lines) < 2 or any(_SEPARATORS & set(line) or " " in line or "\t" in line for _, line in lines):
+    """At least two lines, and most of them one whole puzzle each (no spaces or separators)."""
+    if len(lines) < 2:
         return False
-    lengths = [len(line) for _, line in lines]
+    clean = [line for _, line in lines if not (_SEPARATORS & set(line) or " " in line or "\t" in line)]
+    if 2 * len(clean) < len(lines):
+        return False
+    lengths = [len(line) for line in clean]
     common = max(set(lengths), key=lengths.count)
     n = math.isqrt(common)
     if n * n != common:

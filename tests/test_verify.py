@@ -1,0 +1,55 @@
+"""The independent checker catches every kind of wrong answer."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sudoku_cp.generate import blank_cells, random_solution
+from sudoku_cp.geometry import Geometry
+from sudoku_cp.verify import given_conflict, solution_problem, valid_solutions_mask
+
+
+def _pair(seed: int = 0) -> tuple:
+    g = Geometry(3, 3)
+    rng = np.random.default_rng(seed)
+    solution = random_solution(g, rng)
+    return blank_cells(solution, 0.6, rng), solution
+
+
+def test_a_valid_completion_passes() -> None:
+    puzzle, solution = _pair()
+    assert solution_problem(puzzle, solution) is None
+    assert valid_solutions_mask(puzzle, solution.values[None]).tolist() == [True]
+
+
+def test_swapped_digits_break_a_unit_and_are_named() -> None:
+    puzzle, solution = _pair(1)
+    values = solution.values.copy()
+    values[0, 0], values[0, 1] = values[0, 1], values[0, 0]
+    wrong = solution.with_values(values)
+    assert not valid_solutions_mask(puzzle.with_values(np.zeros((9, 9))), values[None])[0]
+    assert "column" in (solution_problem(puzzle.with_values(np.zeros((9, 9))), wrong) or "")
+
+
+def test_a_changed_given_is_reported_with_its_cell() -> None:
+    puzzle, solution = _pair(2)
+    given = int(np.flatnonzero(puzzle.values.reshape(-1))[0])
+    values = solution.values.reshape(-1).copy()
+    values[given] = values[given] % 9 + 1
+    problem = solution_problem(puzzle, solution.with_values(values))
+    assert problem is not None and Geometry(3, 3).cell_name(given) in problem
+
+
+def test_empty_cells_are_not_a_solution() -> None:
+    puzzle, solution = _pair(3)
+    assert solution_problem(puzzle, puzzle) is not None
+    assert not valid_solutions_mask(puzzle, puzzle.values[None])[0]
+
+
+def test_equal_givens_in_a_box_are_named() -> None:
+    g = Geometry(2, 3)
+    values = np.zeros((6, 6), dtype=np.int16)
+    values[0, 0] = values[1, 2] = 5
+    from sudoku_cp.grid import Grid
+
+    assert given_conflict(Grid(g, values)) == "R1C1 and R2C3 both hold 5 in box 1"

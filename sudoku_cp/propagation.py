@@ -1,19 +1,27 @@
-"""Candidates and singles propagation, vectorized over a batch of puzzles of one geometry.
+"""Candidates and propagation, vectorized over a batch of puzzles of one geometry.
 
 Rules, applied to a fixpoint:
 
 * elimination: a digit placed in a cell is no longer a candidate of any peer;
 * naked single: a cell with one candidate left takes it;
-* hidden single: a digit with one candidate cell left in a unit goes there.
+* hidden single: a digit with one candidate cell left in a unit goes there;
+* locked candidates (``locked=True``): when a digit's candidates in a box all lie on one row
+  (or column), the rest of that line loses the digit (pointing); when a digit's candidates on a
+  line all lie in one box, the rest of that box loses it (claiming);
+* pairs (``pairs=True``): two cells of a unit with the same two candidates take those two
+  digits from the unit's other cells (naked pair); two digits whose only cells in a unit are the
+  same two cells leave those cells no other candidate (hidden pair).
 
-A contradiction is an empty cell without candidates, a unit where a missing digit has no cell
-left, or two cells of one unit taking the same digit.  Propagation never guesses, so a puzzle
-it contradicts has no solution, and every solution of a puzzle keeps its candidates.
+A contradiction is an open cell without candidates, a unit where a missing digit has no cell
+left, or two cells of one unit taking the same digit.  Every rule follows from the rules of
+Sudoku without guessing, so a puzzle found contradictory has no solution, and every solution
+of a puzzle keeps all its digits among the candidates.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -25,7 +33,7 @@ __all__ = ["Propagation", "candidates", "propagate", "propagate_batch"]
 
 @dataclass(frozen=True, slots=True)
 class Propagation:
-    """Placed digits and remaining candidates of a batch after singles propagation.
+    """Placed digits and remaining candidates of a batch after propagation.
 
     ``values``: (B, n*n) int16, 0 = still open; ``candidates``: (B, n*n, n) bool, digit d-1 in
     column d-1 (a placed cell keeps exactly its digit); ``contradiction``: (B,) bool.
@@ -41,14 +49,103 @@ def _unit_digit_counts(geometry: Geometry, onehot: np.ndarray) -> np.ndarray:
     return onehot[:, geometry.units, :].sum(axis=2, dtype=np.int16)
 
 
-def propagate_batch(geometry: Geometry, values: np.ndarray, *, singles: bool = True) -> Propagation:
-    """Propagate a (B, n*n) stack of puzzles; with ``singles=False`` only eliminate by the givens."""
+def _locked_lines(view: np.ndarray, lines_per_box: int) -> np.ndarray:
+    """Pointing and claiming eliminations along one line direction.
+
+    ``view``: (B, L, S, W, n) open candidates, line l cut into S segments of W cells, one per box
+    it crosses; lines ``g*lines_per_box ... (g+1)*lines_per_box - 1`` cross the same boxes.
+    Returns the (B, L, S, n) digits each segment loses.
+    """
+    batch, lines, segments, _, n = view.shape
+    seg = view.any(axis=3)  # (B, L, S, n): the digit has a candidate in the segment
+    per_line = seg.sum(axis=2, keepdims=True, dtype=np.int16)
+    by_box = seg.reshape(batch, lines // lines_per_box, lines_per_box, segments, n)
+    per_box = by_box.sum(axis=2, keepdims=True, dtype=np.int16)
+    # pointing: the box's only segment holding the digit; the line's other segments lose it
+    pointing = (by_box & (per_box == 1)).reshape(batch, lines, segments, n)
+    lose = (pointing.sum(axis=2, keepdims=True, dtype=np.int16) - pointing) > 0
+    # claiming: the line's only segment holding the digit; the box's other segments lose it
+    claiming = (seg & (per_line == 1)).reshape(batch, lines // lines_per_box, lines_per_box, segments, n)
+    taken = (claiming.sum(axis=2, keepdims=True, dtype=np.int16) - claiming) > 0
+    return np.asarray(lose | taken.reshape(batch, lines, segments, n))
+
+
+def _locked(geometry: Geometry, open_cand: np.ndarray) -> np.ndarray:
+    """(B, n*n, n) candidates removed by locked candidates (rows and columns against boxes)."""
+    p, q, n = geometry.p, geometry.q, geometry.n
+    batch = open_cand.shape[0]
+    grid = open_cand.reshape(batch, n, n, n)  # (B, row, column, digit)
+    rows = _locked_lines(grid.reshape(batch, n, p, q, n), p)  # a row crosses p boxes of q cells
+    cols = _locked_lines(grid.transpose(0, 2, 1, 3).reshape(batch, n, q, p, n), q)
+    lose = np.repeat(rows, q, axis=2).reshape(batch, n, n, n)
+    lose |= np.repeat(cols, p, axis=2).reshape(batch, n, n, n).transpose(0, 2, 1, 3)
+    return lose.reshape(batch, n * n, n)
+
+
+@cache
+def _pair_indices(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs (i < j) of ``size`` items."""
+    first, second = np.triu_indices(size, 1)
+    return first, second
+
+
+def _naked_pairs(table: np.ndarray) -> np.ndarray:
+    """(B, U, R, C) bool tables: columns removed from rows outside a pair of equal two-column rows."""
+    batch, units, size, width = table.shape
+    lose = np.zeros_like(table)
+    two = table.sum(axis=3) == 2
+    if not two.any():
+        return lose
+    first, second = _pair_indices(size)
+    if width <= 62:  # each row as a bit mask
+        key = table.astype(np.int64) @ (np.int64(1) << np.arange(width, dtype=np.int64))
+        same = key[..., first] == key[..., second]
+    else:
+        same = (table[:, :, first, :] == table[:, :, second, :]).all(axis=3)
+    b, u, pair = np.nonzero(two[..., first] & same)
+    if b.size:
+        others = np.ones((b.size, size), dtype=bool)  # the unit's rows outside the pair lose its columns
+        others[np.arange(b.size), first[pair]] = False
+        others[np.arange(b.size), second[pair]] = False
+        columns = table[b, u, first[pair]]  # (T, C)
+        np.logical_or.at(lose, (b, u), others[:, :, None] & columns[:, None, :])
+    return np.asarray(lose & table)
+
+
+def _pairs(geometry: Geometry, open_cand: np.ndarray) -> np.ndarray:
+    """(B, n*n, n) candidates removed by naked and hidden pairs in every unit."""
+    n = geometry.n
+    batch = open_cand.shape[0]
+    by_unit = open_cand[:, geometry.units, :]  # (B, 3n, cells, digits)
+    lose = _naked_pairs(by_unit)
+    lose |= _naked_pairs(by_unit.transpose(0, 1, 3, 2)).transpose(0, 1, 3, 2)
+    out = np.zeros_like(open_cand)
+    for kind in range(3):  # each kind of unit covers every cell once
+        part = geometry.units[kind * n : (kind + 1) * n].reshape(-1)
+        out[:, part, :] |= lose[:, kind * n : (kind + 1) * n].reshape(batch, n * n, n)
+    return out
+
+
+def propagate_batch(
+    geometry: Geometry,
+    values: np.ndarray,
+    *,
+    singles: bool = True,
+    locked: bool = False,
+    pairs: bool = False,
+) -> Propagation:
+    """Propagate a (B, n*n) stack of puzzles to a fixpoint of the chosen rules.
+
+    With ``singles=False`` only the givens eliminate (no other rule runs).  ``locked`` and
+    ``pairs`` add locked candidates and naked/hidden pairs to the singles.
+    """
     n = geometry.n
     values = np.array(values, dtype=np.int16).reshape(-1, n * n)
     batch = values.shape[0]
     digits = np.arange(1, n + 1, dtype=np.int16)
     cand = np.ones((batch, n * n, n), dtype=bool)
     contradiction = np.zeros(batch, dtype=bool)
+    extra = singles and (locked or pairs)
     active = np.arange(batch)
     while active.size:
         vals = values[active]
@@ -56,10 +153,18 @@ def propagate_batch(geometry: Geometry, values: np.ndarray, *, singles: bool = T
         unit_has = _unit_digit_counts(geometry, placed)  # (A, 3n, n)
         bad = (unit_has > 1).any(axis=(1, 2))
         seen = (unit_has > 0)[:, geometry.cell_units, :].any(axis=2)  # (A, N, n)
-        c = cand[active] & ~seen
+        before = cand[active]
+        c = before & ~seen
         c |= placed.astype(bool)
         open_cells = vals == 0
         c[~open_cells] = placed[~open_cells].astype(bool)
+        if extra:
+            open_c = c & open_cells[:, :, None]
+            if locked:
+                c &= ~_locked(geometry, open_c)
+                open_c = c & open_cells[:, :, None]
+            if pairs:
+                c &= ~_pairs(geometry, open_c)
         counts = c.sum(axis=2)
         bad |= (open_cells & (counts == 0)).any(axis=1)
         cand[active] = c
@@ -83,14 +188,17 @@ def propagate_batch(geometry: Geometry, values: np.ndarray, *, singles: bool = T
         bad_rows = active[bad]
         contradiction[bad_rows] = True
         changed = (new_vals != vals).any(axis=1) & ~bad
+        if extra:
+            changed |= (c != before).any(axis=(1, 2)) & ~bad
         values[active] = np.where(bad[:, None], vals, new_vals)
         active = active[changed]
     return Propagation(values, cand, contradiction)
 
 
-def propagate(grid: Grid, *, singles: bool = True) -> Propagation:
+def propagate(grid: Grid, *, singles: bool = True, locked: bool = False, pairs: bool = False) -> Propagation:
     """Propagate one puzzle (a batch of one)."""
-    return propagate_batch(grid.geometry, grid.values.reshape(1, -1), singles=singles)
+    values = grid.values.reshape(1, -1)
+    return propagate_batch(grid.geometry, values, singles=singles, locked=locked, pairs=pairs)
 
 
 def candidates(grid: Grid) -> np.ndarray:

@@ -47,7 +47,9 @@ def _row(name: str, times: list[float], conflicts: list[float], baseline: float 
     return f"| {name} | {len(times)} | {rate:,.0f} | {statistics.median(ms):.2f} | {max(ms):.1f} | {conf} | {ratio} |"
 
 
-def _per_puzzle(backend: Backend, items: list[PuzzleItem], time_limit: float) -> tuple[list[float], list[float]]:
+def _per_puzzle(
+    backend: Backend, items: list[PuzzleItem], time_limit: float
+) -> tuple[list[float], list[float]]:
     times, conflicts = [], []
     for item in items:
         assert item.grid is not None
@@ -118,7 +120,9 @@ def part_two(time_limit: float) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print Markdown tables."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--limit", type=int, default=None, help="only the first N puzzles of the 9x9 corpus")
     parser.add_argument("--time-limit", type=float, default=60.0, help="per-solve time limit for part 2 (s)")
     parser.add_argument("--skip-large", action="store_true", help="only part 1")

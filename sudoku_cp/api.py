@@ -155,7 +155,8 @@ def _solve_chunk(
                 by_geometry.setdefault(item.grid.geometry, []).append(k)
         for geometry, members in by_geometry.items():
             state = propagate_batch(
-                geometry, np.stack([items[k].grid.values.reshape(-1) for k in members])  # type: ignore[union-attr]
+                geometry,
+                np.stack([items[k].grid.values.reshape(-1) for k in members]),  # type: ignore[union-attr]
             )
             for row, k in enumerate(members):
                 placed[k] = state.values[row] if not state.contradiction[row] else np.zeros(0, np.int16)
@@ -173,7 +174,9 @@ def _solve_chunk(
                 inc = incremental[puzzle.geometry]
                 state_values = placed[k]
 
-                def run(inc: IncrementalPysat = inc, puzzle: Grid = puzzle, v: np.ndarray = state_values) -> SearchResult:
+                def run(
+                    inc: IncrementalPysat = inc, puzzle: Grid = puzzle, v: np.ndarray = state_values
+                ) -> SearchResult:
                     if v.size == 0:  # propagation found a contradiction
                         return SearchResult(np.zeros((0, puzzle.n, puzzle.n), np.int16), True)
                     return inc.search(puzzle, 2 if unique else 1, time_limit, placed=v)
@@ -201,7 +204,9 @@ def _solve_chunk(
     return results
 
 
-def _chunk_worker(args: tuple[Sequence[PuzzleItem], BackendOptions, bool, float | None]) -> list[PuzzleResult]:
+def _chunk_worker(
+    args: tuple[Sequence[PuzzleItem], BackendOptions, bool, float | None],
+) -> list[PuzzleResult]:
     return _solve_chunk(*args)
 
 
@@ -222,7 +227,9 @@ def solve_items(
         for part in chunks:
             yield from _solve_chunk(part, options, unique, time_limit)
         return
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    context = multiprocessing.get_context(
+        "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    )
     with context.Pool(jobs) as pool:
         for results in pool.imap(_chunk_worker, [(part, options, unique, time_limit) for part in chunks]):
             yield from results

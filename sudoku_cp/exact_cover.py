@@ -72,8 +72,9 @@ def build_exact_cover(puzzle: Grid) -> ExactCoverModel:
     cell, digit = np.nonzero(allowed)
     row, col = cell // n, cell % n
     box = g.box_of_cell[cell]
-    full_items = np.stack([cell, n * n + row * n + digit, 2 * n * n + col * n + digit,
-                           3 * n * n + box * n + digit], axis=1)
+    full_items = np.stack(
+        [cell, n * n + row * n + digit, 2 * n * n + col * n + digit, 3 * n * n + box * n + digit], axis=1
+    )
     covered = np.zeros(4 * n * n, dtype=bool)
     given = np.flatnonzero(flat)
     if given.size:

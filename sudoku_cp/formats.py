@@ -142,7 +142,9 @@ def _grid_from_symbols(tokens: Sequence[_Token], box: tuple[int, int] | None) ->
     for cell, token in enumerate(tokens):
         value = _VALUE_OF.get(token.text)
         if value is None:
-            raise ParseError(f"unknown symbol {token.text!r} ({geometry.cell_name(cell)})", token.line, token.column)
+            raise ParseError(
+                f"unknown symbol {token.text!r} ({geometry.cell_name(cell)})", token.line, token.column
+            )
         if value > n:
             raise ParseError(
                 f"symbol {token.text!r} stands for {value}, out of range 1-{n} ({geometry.cell_name(cell)})",
@@ -162,7 +164,9 @@ def _grid_from_ints(tokens: Sequence[_Token], box: tuple[int, int] | None, blank
         if token.text in (".", blank):
             continue
         if not _INT_TOKEN.fullmatch(token.text):
-            raise ParseError(f"{token.text!r} is not an integer ({geometry.cell_name(cell)})", token.line, token.column)
+            raise ParseError(
+                f"{token.text!r} is not an integer ({geometry.cell_name(cell)})", token.line, token.column
+            )
         value = int(token.text)
         if not 1 <= value <= n:
             raise ParseError(
@@ -197,7 +201,9 @@ def _parse_acs(tokens: Sequence[_Token], box: tuple[int, int] | None) -> Grid:
     order = int(tokens[0].text)
     n = order * order
     if box is not None and box != (order, order):
-        raise ParseError(f"ant-colony instance of order {order} has {order}x{order} boxes, not {box[0]}x{box[1]}", 1)
+        raise ParseError(
+            f"ant-colony instance of order {order} has {order}x{order} boxes, not {box[0]}x{box[1]}", 1
+        )
     cells = tokens[2:]
     if len(cells) != n * n:
         raise ParseError(f"order {order} needs {n * n} cell values, found {len(cells)}", tokens[0].line)
@@ -205,13 +211,17 @@ def _parse_acs(tokens: Sequence[_Token], box: tuple[int, int] | None) -> Grid:
     values = np.zeros(n * n, dtype=np.int16)
     for cell, token in enumerate(cells):
         if not _INT_TOKEN.fullmatch(token.text) or token.text == ".":
-            raise ParseError(f"{token.text!r} is not an integer ({geometry.cell_name(cell)})", token.line, token.column)
+            raise ParseError(
+                f"{token.text!r} is not an integer ({geometry.cell_name(cell)})", token.line, token.column
+            )
         value = int(token.text)
         if value == -1:
             continue
         if not 1 <= value <= n:
             raise ParseError(
-                f"value {value} out of range (-1 or 1-{n}) ({geometry.cell_name(cell)})", token.line, token.column
+                f"value {value} out of range (-1 or 1-{n}) ({geometry.cell_name(cell)})",
+                token.line,
+                token.column,
             )
         values[cell] = value
     return Grid(geometry, values)
@@ -248,7 +258,7 @@ def _parse_single(text: str, box: tuple[int, int] | None, first_line: int = 1) -
             int_error = error
     try:
         as_symbols = _grid_from_symbols(symbols, box)
-    except ParseError as error:
+    except ParseError:
         if as_ints is not None:
             return as_ints
         if int_error is not None and math.isqrt(len(words)) ** 2 == len(words):
@@ -341,7 +351,9 @@ def _parse_batch(lines: Sequence[tuple[int, str]], box: tuple[int, int] | None) 
     return items
 
 
-def parse_puzzles(text: str, *, box: tuple[int, int] | None = None, fmt: GridFormat | None = None) -> list[PuzzleItem]:
+def parse_puzzles(
+    text: str, *, box: tuple[int, int] | None = None, fmt: GridFormat | None = None
+) -> list[PuzzleItem]:
     """Read every puzzle of a text: one puzzle, or a batch of one per line.
 
     A batch never stops at a bad line: each line gives one item, holding a grid or an error.
@@ -354,7 +366,9 @@ def parse_puzzles(text: str, *, box: tuple[int, int] | None = None, fmt: GridFor
     first = lines[0][0]
     if fmt is GridFormat.LINE:
         if len(lines) != 1:
-            raise ParseError(f"--format line takes one puzzle on one line, found {len(lines)} lines", lines[1][0])
+            raise ParseError(
+                f"--format line takes one puzzle on one line, found {len(lines)} lines", lines[1][0]
+            )
         return [_single_item(lambda: _grid_from_symbols(_symbol_tokens(lines[0][1], first), box), first)]
     if fmt is GridFormat.GRID:
         return [_single_item(lambda: _grid_from_symbols(_symbol_tokens(text), box), first)]
@@ -365,7 +379,9 @@ def parse_puzzles(text: str, *, box: tuple[int, int] | None = None, fmt: GridFor
 
         def acs() -> Grid:
             if not _looks_acs(words):
-                raise ParseError("not an ant-colony instance: expected order, 1, then order**4 integers", first)
+                raise ParseError(
+                    "not an ant-colony instance: expected order, 1, then order**4 integers", first
+                )
             return _parse_acs(words, box)
 
         return [_single_item(acs, first)]

@@ -10,7 +10,13 @@ import numpy as np
 from .geometry import Geometry
 from .grid import Grid
 
-__all__ = ["VerificationError", "given_conflict", "solution_problem", "check_solution", "valid_solutions_mask"]
+__all__ = [
+    "VerificationError",
+    "given_conflict",
+    "solution_problem",
+    "check_solution",
+    "valid_solutions_mask",
+]
 
 
 class VerificationError(ValueError):
@@ -23,7 +29,9 @@ def given_conflict(grid: Grid) -> str | None:
     n = g.n
     flat = grid.values.reshape(-1)
     by_unit = flat[g.units].astype(np.int64)  # (3n, n)
-    counts = np.bincount((np.arange(3 * n)[:, None] * (n + 1) + by_unit).reshape(-1), minlength=3 * n * (n + 1))
+    counts = np.bincount(
+        (np.arange(3 * n)[:, None] * (n + 1) + by_unit).reshape(-1), minlength=3 * n * (n + 1)
+    )
     counts = counts.reshape(3 * n, n + 1)[:, 1:]
     for unit_index in np.flatnonzero((counts > 1).any(axis=1)):
         unit = g.units[unit_index]
@@ -67,7 +75,9 @@ def solution_problem(puzzle: Grid, solution: Grid) -> str | None:
     """Describe why ``solution`` is not a valid completion of ``puzzle`` (first problem found), or None."""
     g = puzzle.geometry
     if solution.geometry != g:
-        return f"solution is {solution.n}x{solution.n} with {solution.geometry.box_label} boxes, puzzle is not"
+        return (
+            f"solution is {solution.n}x{solution.n} with {solution.geometry.box_label} boxes, puzzle is not"
+        )
     flat = solution.values.reshape(-1)
     givens = puzzle.values.reshape(-1)
     empty = np.flatnonzero(flat == 0)

@@ -26,7 +26,9 @@ SHAPES = [(2, 2), (2, 3), (3, 2), (2, 4), (3, 3), (3, 4), (4, 4), (5, 5), (8, 8)
 
 
 @given(st.sampled_from(SHAPES), st.integers(0, 2**32 - 1), st.floats(0.0, 1.0))
-def test_every_written_form_reads_back_to_the_same_grid(shape: tuple[int, int], seed: int, blank: float) -> None:
+def test_every_written_form_reads_back_to_the_same_grid(
+    shape: tuple[int, int], seed: int, blank: float
+) -> None:
     g = Geometry(*shape)
     grid = random_puzzle(g, blank, np.random.default_rng(seed))
     box = shape if shape[0] != shape[1] else None
@@ -76,7 +78,9 @@ def test_batch_file_gives_one_item_per_line_and_keeps_going_after_bad_lines() ->
     assert [item.line for item in items] == [1, 2, 3, 6]
     assert items[0].grid is not None and items[3].grid is not None
     assert items[1].grid is None and "80 symbols" in (items[1].error or "")
-    assert items[2].grid is None and "column 81" in (items[2].error or "") and "R9C9" in (items[2].error or "")
+    assert (
+        items[2].grid is None and "column 81" in (items[2].error or "") and "R9C9" in (items[2].error or "")
+    )
 
 
 def test_corpus_batch_reads_every_line() -> None:

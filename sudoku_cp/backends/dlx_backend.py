@@ -31,7 +31,9 @@ class DlxBackend:
         model = build_exact_cover(puzzle)
         indptr = np.arange(0, 4 * model.n_options + 1, 4, dtype=np.int64)
         items = model.option_items.reshape(-1).astype(np.int64)
-        found = solve_exact_cover((indptr, items), model.n_items, limit=limit, time_limit=time_limit, keep=True)
+        found = solve_exact_cover(
+            (indptr, items), model.n_items, limit=limit, time_limit=time_limit, keep=True
+        )
         grids = [model.decode(chosen) for chosen in found.solutions]
         stack = np.stack(grids) if grids else np.zeros((0, n, n), np.int16)
         stack = checked_solutions(puzzle, stack, self.name)

@@ -77,4 +77,6 @@ class ProgramBackend:
             clauses.append(block)
         stack = checked_solutions(puzzle, np.stack(found) if found else empty, self.name)
         count = len(stack)
-        return SearchResult(stack if keep else stack[:0], complete, timed_out, count, {"runs": count + complete})
+        return SearchResult(
+            stack if keep else stack[:0], complete, timed_out, count, {"runs": count + complete}
+        )

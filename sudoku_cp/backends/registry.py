@@ -33,7 +33,9 @@ def make_backend(
     if family == "pysat":
         from .pysat_backend import DEFAULT_SOLVER, PysatBackend
 
-        return PysatBackend(variant or DEFAULT_SOLVER, encoding=encoding or "optimized", amo=amo or "pairwise")
+        return PysatBackend(
+            variant or DEFAULT_SOLVER, encoding=encoding or "optimized", amo=amo or "pairwise"
+        )
     if family == "cpsat":
         from .cpsat_backend import CpsatBackend
 

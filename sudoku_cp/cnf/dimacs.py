@@ -20,7 +20,9 @@ def block_lines(block: np.ndarray) -> str:
     if width == 0:
         return "0\n" * rows
     tokens = np.empty((rows, width + 1), dtype=object)
-    tokens[:, :width] = np.array(list(map(str, block.ravel().tolist())), dtype=object).reshape(rows, width) + " "
+    tokens[:, :width] = (
+        np.array(list(map(str, block.ravel().tolist())), dtype=object).reshape(rows, width) + " "
+    )
     tokens[:, width] = "0\n"
     return "".join(tokens.ravel().tolist())
 

@@ -118,7 +118,9 @@ class SudokuCnf:
             f"encoding {self.encoding.value} amo {self.amo.value}",
         ]
         if self.encoding is CnfEncoding.OPTIMIZED:
-            lines.append("variables: compact numbering of open candidates; map lines 'x <var> <row> <col> <digit>'")
+            lines.append(
+                "variables: compact numbering of open candidates; map lines 'x <var> <row> <col> <digit>'"
+            )
             lines.append("fixed " + format_line(self.puzzle.with_values(self.varmap.fixed)))
         else:
             lines.append("variables: x(row, col, digit) = (row-1)*n*n + (col-1)*n + digit, 1-based")

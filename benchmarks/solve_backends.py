@@ -35,7 +35,8 @@ HARDEST = SHARED / "sudoku9" / "tdoku_forum_hardest_1905_11plus_every5th.txt"
 
 def machine() -> str:
     """One line naming the machine this run measured."""
-    return f"{platform.machine()} {platform.processor() or ''} {os.cpu_count()} cores, Python {platform.python_version()}"
+    cpu = f"{platform.machine()} {platform.processor() or ''}".strip()
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
 def _row(name: str, times: list[float], conflicts: list[float], baseline: float | None) -> str:
@@ -44,7 +45,8 @@ def _row(name: str, times: list[float], conflicts: list[float], baseline: float 
     ms = [t * 1000 for t in times]
     ratio = f"{rate / baseline:.2f}" if baseline else "1.00"
     conf = f"{statistics.mean(conflicts):.1f}" if conflicts else "-"
-    return f"| {name} | {len(times)} | {rate:,.0f} | {statistics.median(ms):.2f} | {max(ms):.1f} | {conf} | {ratio} |"
+    median = statistics.median(ms)
+    return f"| {name} | {len(times)} | {rate:,.0f} | {median:.2f} | {max(ms):.1f} | {conf} | {ratio} |"
 
 
 def _per_puzzle(

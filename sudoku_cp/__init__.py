@@ -11,7 +11,8 @@ Glossary (0-based inside the code, 1-based wherever a user reads it, as in R9C5)
 A few lines to start::
 
     import sudoku_cp as sc
-    puzzle = sc.parse_grid("4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......")
+    hard = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+    puzzle = sc.parse_grid(hard)
     result = sc.solve(puzzle, "pysat", unique=True)      # or "cpsat", "cpsat:alldiff", "dlx"
     print(result.status, sc.format_pretty(result.solution))
     cnf = sc.encode_cnf(puzzle, "extended", "seqcounter")  # families of clauses + variable map

@@ -6,12 +6,14 @@ import multiprocessing
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
 from .backends.base import Backend, BackendError, SearchResult, Status
 from .backends.registry import make_backend
 from .formats import PuzzleItem, format_line
+from .geometry import Geometry
 from .grid import Grid
 from .verify import given_conflict
 
@@ -105,10 +107,10 @@ def _finish(
         return PuzzleResult(index, Status.UNKNOWN, None, time.perf_counter() - start, str(error), line)
     status = _status(found, unique)
     solution = puzzle.with_values(found.solutions[0]) if found.count else None
-    error = None
+    message: str | None = None
     if status is Status.UNKNOWN:
-        error = "time limit reached" + (" before uniqueness was decided" if found.count else "")
-    return PuzzleResult(index, status, solution, time.perf_counter() - start, error, line, found.stats)
+        message = "time limit reached" + (" before uniqueness was decided" if found.count else "")
+    return PuzzleResult(index, status, solution, time.perf_counter() - start, message, line, found.stats)
 
 
 def solve(
@@ -146,19 +148,18 @@ def _solve_chunk(
 
     results: list[PuzzleResult] = []
     engine: Backend | None = None
-    incremental: dict[object, IncrementalPysat] = {}
+    incremental: dict[Geometry, IncrementalPysat] = {}
     placed: dict[int, np.ndarray] = {}
     if options.incremental:
-        by_geometry: dict[object, list[int]] = {}
+        by_geometry: dict[Geometry, list[Grid]] = {}
+        members: dict[Geometry, list[int]] = {}
         for k, item in enumerate(items):
             if item.grid is not None:
-                by_geometry.setdefault(item.grid.geometry, []).append(k)
-        for geometry, members in by_geometry.items():
-            state = propagate_batch(
-                geometry,
-                np.stack([items[k].grid.values.reshape(-1) for k in members]),  # type: ignore[union-attr]
-            )
-            for row, k in enumerate(members):
+                by_geometry.setdefault(item.grid.geometry, []).append(item.grid)
+                members.setdefault(item.grid.geometry, []).append(k)
+        for geometry, grids in by_geometry.items():
+            state = propagate_batch(geometry, np.stack([grid.values.reshape(-1) for grid in grids]))
+            for row, k in enumerate(members[geometry]):
                 placed[k] = state.values[row] if not state.contradiction[row] else np.zeros(0, np.int16)
     try:
         for k, item in enumerate(items):
@@ -185,7 +186,6 @@ def _solve_chunk(
             else:
                 if engine is None:
                     engine = options.make()
-                backend = engine
                 results.append(
                     _finish(
                         puzzle,
@@ -193,9 +193,7 @@ def _solve_chunk(
                         item.line,
                         unique,
                         start,
-                        lambda backend=backend, puzzle=puzzle: backend.search(  # type: ignore[misc]
-                            puzzle, 2 if unique else 1, time_limit
-                        ),
+                        partial(engine.search, puzzle, 2 if unique else 1, time_limit),
                     )
                 )
     finally:

@@ -97,7 +97,8 @@ def export_dlx(model: ExactCoverModel) -> str:
     g = model.puzzle.geometry
     names = np.array(model.item_names() or [""], dtype=object)
     lines = [
-        f"| sudoku_cp exact cover: n {g.n} box {g.box_label}, {model.n_items} items, {model.n_options} options",
+        f"| sudoku_cp exact cover: n {g.n} box {g.box_label}, "
+        f"{model.n_items} items, {model.n_options} options",
         "| items: pR_C cell filled, rR_D row R holds D, cC_D column C holds D, bB_D box B holds D (1-based)",
         " ".join(model.item_names()),
     ]

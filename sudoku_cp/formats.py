@@ -332,7 +332,7 @@ def _fast_rows(lines: Sequence[tuple[int, str]], box: tuple[int, int] | None) ->
     except UnicodeEncodeError:
         return {}
     values = _BYTE_VALUE[np.frombuffer(raw, dtype=np.uint8)].reshape(len(chosen), common)
-    good = ((values >= 0) & (values <= n)).all(axis=1)
+    good: np.ndarray = np.asarray(((values >= 0) & (values <= n)).all(axis=1))
     return {i: Grid(geometry, values[k]) for k, i in enumerate(chosen) if good[k]}
 
 

@@ -24,7 +24,10 @@ class VerificationError(ValueError):
 
 
 def given_conflict(grid: Grid) -> str | None:
-    """Describe the first pair of equal givens in one unit (e.g. 'R1C1 and R1C5 both hold 4 in row 1'), or None."""
+    """Describe the first pair of equal givens in one unit, or None.
+
+    For example 'R1C1 and R1C5 both hold 4 in row 1'.
+    """
     g = grid.geometry
     n = g.n
     flat = grid.values.reshape(-1)
@@ -59,7 +62,7 @@ def _unit_ok(geometry: Geometry, stack: np.ndarray) -> np.ndarray:
 
 
 def valid_solutions_mask(puzzle: Grid, solutions: np.ndarray) -> np.ndarray:
-    """For a (k, n, n) stack of candidate solutions, True where one is a complete valid grid with the givens."""
+    """For a (k, n, n) stack of candidate solutions: True where one is complete, valid, with the givens."""
     n = puzzle.n
     stack = np.asarray(solutions, dtype=np.int16).reshape(-1, n * n)
     in_range = ((stack >= 1) & (stack <= n)).all(axis=1)

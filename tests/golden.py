@@ -12,7 +12,12 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sudoku_cp.grid import Grid
 
 GOLDEN = Path(__file__).resolve().parents[1] / "encodings" / "golden"
 
@@ -31,30 +36,40 @@ def renderers() -> dict[str, Callable[[], str]]:
     from sudoku_cp.exact_cover import build_exact_cover, export_dlx
     from sudoku_cp.formats import format_ints, format_line, format_pretty, grid_to_json, parse_grid
 
+    def solution(grid: Grid) -> str:
+        found = make_backend("pysat").search(grid, limit=2)
+        assert found.count == 1 and found.complete
+        return format_pretty(grid.with_values(found.solutions[0])) + "\n"
+
+    def as_json(grid: Grid) -> str:
+        return json.dumps(grid_to_json(grid), indent=1) + "\n"
+
+    def cnf(grid: Grid, encoding: str, amo: str = "pairwise") -> str:
+        return dimacs_text(encode_cnf(grid, encoding, amo))
+
+    def dlx(grid: Grid) -> str:
+        return export_dlx(build_exact_cover(grid))
+
+    def cpsat(grid: Grid, kind: str) -> str:
+        return export_cpsat_model(build_cpsat_model(grid, kind))
+
+    def line(render: Callable[[Grid], str], grid: Grid) -> str:
+        return render(grid) + "\n"
+
     table: dict[str, Callable[[], str]] = {}
     for name, text in PUZZLES.items():
         grid = parse_grid(text)
-
-        def solution(grid=grid) -> str:  # type: ignore[no-untyped-def]
-            found = make_backend("pysat").search(grid, limit=2)
-            assert found.count == 1 and found.complete
-            return format_pretty(grid.with_values(found.solutions[0])) + "\n"
-
-        table[f"{name}.line.txt"] = lambda grid=grid: format_line(grid) + "\n"
-        table[f"{name}.pretty.txt"] = lambda grid=grid: format_pretty(grid) + "\n"
-        table[f"{name}.ints.txt"] = lambda grid=grid: format_ints(grid) + "\n"
-        table[f"{name}.json"] = lambda grid=grid: json.dumps(grid_to_json(grid), indent=1) + "\n"
-        table[f"{name}.solution.txt"] = solution
+        table[f"{name}.line.txt"] = partial(line, format_line, grid)
+        table[f"{name}.pretty.txt"] = partial(line, format_pretty, grid)
+        table[f"{name}.ints.txt"] = partial(line, format_ints, grid)
+        table[f"{name}.json"] = partial(as_json, grid)
+        table[f"{name}.solution.txt"] = partial(solution, grid)
         for encoding in ("minimal", "efficient", "extended", "optimized"):
-            table[f"{name}.{encoding}.cnf"] = lambda grid=grid, e=encoding: dimacs_text(encode_cnf(grid, e))
-        table[f"{name}.extended-seqcounter.cnf"] = lambda grid=grid: dimacs_text(
-            encode_cnf(grid, "extended", "seqcounter")
-        )
-        table[f"{name}.dlx"] = lambda grid=grid: export_dlx(build_exact_cover(grid))
+            table[f"{name}.{encoding}.cnf"] = partial(cnf, grid, encoding)
+        table[f"{name}.extended-seqcounter.cnf"] = partial(cnf, grid, "extended", "seqcounter")
+        table[f"{name}.dlx"] = partial(dlx, grid)
         for kind in ("bool", "alldiff"):
-            table[f"{name}.cpsat-{kind}.pb.txt"] = lambda grid=grid, k=kind: export_cpsat_model(
-                build_cpsat_model(grid, k)
-            )
+            table[f"{name}.cpsat-{kind}.pb.txt"] = partial(cpsat, grid, kind)
     return table
 
 

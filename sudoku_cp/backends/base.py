@@ -67,7 +67,10 @@ class Backend(Protocol):
 
 
 def checked_solutions(puzzle: Grid, solutions: np.ndarray, backend: str) -> np.ndarray:
-    """Return the (k, n, n) stack of solutions if every one is valid; raise BackendError naming the first bad one."""
+    """Return the (k, n, n) stack of solutions if every one is valid.
+
+    Raise BackendError naming the first bad one.
+    """
     n = puzzle.n
     stack = np.asarray(solutions, dtype=np.int16).reshape(-1, n, n)
     ok = valid_solutions_mask(puzzle, stack)

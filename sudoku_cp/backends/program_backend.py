@@ -36,7 +36,10 @@ class ProgramBackend:
     def search(
         self, puzzle: Grid, limit: int = 1, time_limit: float | None = None, keep: bool = True
     ) -> SearchResult:
-        """Find up to ``limit`` solutions, one program run per solution (plus one to prove there are no more)."""
+        """Find up to ``limit`` solutions, one program run per solution.
+
+        One more run proves there are no more.
+        """
         n = puzzle.n
         deadline = None if time_limit is None else time.monotonic() + time_limit
         cnf = encode_cnf(puzzle, self.encoding, self.amo)

@@ -283,7 +283,8 @@ def cross_check(
             raise NishioDisagreement(
                 f"{base.method} and {other.method} disagree on the closure: {base.method} keeps "
                 f"{int(base.closure.sum())} cells, {other.method} keeps {int(other.closure.sum())}; "
-                f"smallest differing cell {_name(instance, rc)}: {base.method} {where[bool(base.closure[rc])]}, "
+                f"smallest differing cell {_name(instance, rc)}: "
+                f"{base.method} {where[bool(base.closure[rc])]}, "
                 f"{other.method} {where[bool(other.closure[rc])]}"
             )
         a, b = base.count, other.count

@@ -394,7 +394,7 @@ def _write_text(path: str | None, text: str) -> None:
 # ------------------------------------------------------------------------------------------ decode
 
 
-def _solver_model(text: str, n_vars: int) -> tuple[bool | None, np.ndarray | None]:
+def _solver_model(text: str, n_vars: int | None) -> tuple[bool | None, np.ndarray | None]:
     """(satisfiable, literals) from SAT competition output, a minisat result file or a bare literal list."""
     from .backends.program import parse_solver_output
 
@@ -427,9 +427,10 @@ def _cmd_decode(args: argparse.Namespace) -> int:
         raise CliError("only one of PUZZLE and OUTPUT can be '-' (standard input)")
     puzzle, _ = _one_puzzle(args, "decode")
     text, name = _read_argument(args.solver_output, literal=False)
-    cnf = encode_cnf(puzzle, args.encoding, args.amo)
+    cnf = encode_cnf(puzzle, args.encoding, args.amo or AmoEncoding.PAIRWISE)
+    # The grid variables do not depend on --amo: without it, auxiliary variables are accepted and ignored.
     try:
-        satisfiable, model = _solver_model(text, cnf.n_vars)
+        satisfiable, model = _solver_model(text, cnf.n_vars if args.amo else None)
     except SolverProgramError as error:
         mismatch = "out of range" in str(error)
         hint = " (was the CNF written with another --encoding or --amo?)" if mismatch else ""
@@ -444,7 +445,8 @@ def _cmd_decode(args: argparse.Namespace) -> int:
         values = cnf.varmap.decode(model)
         solution = check_solution(puzzle, puzzle.with_values(values))
     except (DecodeError, VerificationError) as error:
-        raise CliError(_where(name, f"the model is not a solution of the puzzle: {error}")) from None
+        hint = " (was the CNF written with another --encoding?)"
+        raise CliError(_where(name, f"the model is not a solution of the puzzle: {error}{hint}")) from None
     if args.output == "json":
         _out(
             json_dumps(
@@ -631,8 +633,9 @@ examples:
 
 DECODE_HELP = """\
 Read a SAT solver's answer for the CNF of a puzzle (as written by 'encode --to cnf' with the
-same --encoding and --amo), turn the model back into a grid, check it against the puzzle and
-print it.  OUTPUT is a file or '-': SAT competition output ('s SATISFIABLE' and 'v' lines),
+same --encoding), turn the model back into a grid, check it against the puzzle and print it.
+Auxiliary variables of an at-most-one encoding are ignored; with --amo, every literal must be
+a variable of that CNF.  OUTPUT is a file or '-': SAT competition output ('s SATISFIABLE' and 'v' lines),
 a minisat result file ('SAT' then the literals ending in 0) or a bare list of literals.
 An UNSAT answer prints 'unsat' (exit 1), an unknown one 'unknown' (exit 3).
 
@@ -716,6 +719,7 @@ def build_parser() -> argparse.ArgumentParser:
     decode.add_argument("solver_output", metavar="OUTPUT", help="the solver's answer: a file or '-'")
     _input_options(decode)
     _encoding_options(decode, CnfEncoding.EXTENDED.value)
+    decode.set_defaults(amo=None)  # see DECODE_HELP: without --amo, auxiliary variables are ignored
     _output_option(decode, "the solution")
     decode.set_defaults(run=_cmd_decode)
     return parser

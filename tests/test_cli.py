@@ -188,6 +188,90 @@ def test_missing_solver_program_is_unknown_exit_3(capsys: pytest.CaptureFixture[
     assert out.startswith("unknown: solver program 'no-such-solver-program-xyz' not found")
 
 
+def fake_solver(tmp_path: Path, name: str, body: str) -> str:
+    """An executable Python script standing in for a solver program; returns its path."""
+    path = tmp_path / name
+    path.write_text(f"#!{sys.executable}\nimport sys, time\n{body}\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_crashing_solver_program_is_unknown_exit_3(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    command = fake_solver(tmp_path, "crasher", "sys.stderr.write('out of cheese\\n')\nsys.exit(3)")
+    code, out, err = run(capsys, "solve", "--solver-cmd", command, PUZZLE)
+    assert code == 3 and err == "" and "Traceback" not in out
+    assert out.startswith(f"unknown: solver program '{command}' failed (exit code 3): out of cheese")
+
+
+def test_sleeping_solver_program_times_out_as_unknown(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    command = fake_solver(tmp_path, "sleeper", "time.sleep(30)\nprint('s UNSATISFIABLE')")
+    code, out, _ = run(capsys, "solve", "--solver-cmd", command, "--time-limit", "0.5", PUZZLE)
+    assert code == 3
+    assert out.startswith("unknown: time limit reached")
+
+
+def test_batch_with_crashing_solver_program_reports_every_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, batch_file: Path
+) -> None:
+    command = fake_solver(tmp_path, "crasher", "sys.exit(3)")
+    code, out, err = run(capsys, "solve", "--solver-cmd", command, "--jobs", "2", str(batch_file))
+    lines = out.splitlines()
+    assert code == 2 and err == ""
+    assert len(lines) == 6
+    assert lines[0].startswith("#1 line 2: unknown solver program") and "exit code 3" in lines[0]
+    assert lines[1].startswith("#2 line 3: invalid")
+    assert lines[4] == "#5 line 6: unsat no solution"  # propagation proves it before any program runs
+    assert "1 unsat, 1 unknown, 3 invalid" in lines[5]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (WRONG_LENGTH, "line 1: 80 symbols is not a square grid"),
+        (UNKNOWN_SYMBOL, "line 1, column 32: unknown symbol '?' (R4C5)"),
+        (PUZZLE[:-1] + "A", "line 1, column 81: symbol 'A' stands for 10, out of range 1-9 (R9C9)"),
+        ("1 2 3 4\n3 4 1 2\n2 1 4 3\n4 3 2 17\n", "line 4, column 7: digit 17 out of range 1-4 (R4C4)"),
+        ("1" * 49, "line 1: a 7x7 grid has no box shape"),
+        ("123456" + "." * 30, "several box shapes (2x3, 3x2)"),
+        (EQUAL_GIVENS, "invalid puzzle: R1C1 and R1C2 both hold 4 in row 1"),
+        ("", "empty input"),
+    ],
+)
+@pytest.mark.parametrize("command", ["solve", "count", "encode"])
+def test_bad_puzzle_file_is_one_line_naming_file_and_place(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, message: str, command: str
+) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_text(text)
+    code, out, err = run(capsys, command, str(path))
+    assert code == 2 and out == ""
+    assert assert_one_line_error(err).startswith(f"sudoku-cp: error: {path}: ")
+    assert message in err
+
+
+def test_batch_of_mixed_sizes_and_bad_lines_goes_on(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "mixed.txt"
+    lines = [PUZZLE, "1" * 49, "....12....13....", PUZZLE[:-1] + "A", "1 2", PUZZLE]
+    path.write_text("\n".join(lines) + "\n")
+    code, out, err = run(capsys, "solve", str(path))
+    got = out.splitlines()
+    assert code == 2 and err == ""
+    assert len(got) == len(lines) + 1
+    assert got[0] == f"#1 line 1: solved {SOLUTION}"
+    assert got[1] == "#2 line 2: invalid a 7x7 grid has no box shape (7 is not a product of two factors >= 2)"
+    assert got[2] == "#3 line 3: solved 4321123424133142"
+    assert got[3].startswith("#4 line 4: invalid column 81: symbol 'A' stands for 10, out of range 1-9")
+    assert got[4].startswith("#5 line 5: invalid")
+    assert got[5] == f"#6 line 6: solved {SOLUTION}"
+    assert got[6].startswith("summary: 6 puzzles: 3 solved, 3 invalid")
+
+
 @pytest.mark.skipif(shutil.which("cadical") is None, reason="no cadical program on PATH")
 def test_solver_program_solves(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "solve", "--solver-cmd", "cadical -q", "--output", "line", PUZZLE)
@@ -336,6 +420,17 @@ def test_decode_minisat_result_and_bare_literals(
     assert json.loads(out)["solution"] == SOLUTION
 
 
+def test_decode_without_amo_ignores_auxiliary_variables(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, solved_cnf: tuple[Path, list[int]]
+) -> None:
+    puzzle, model = solved_cnf  # extended seqcounter: auxiliary variables past 729
+    answer = tmp_path / "answer.txt"
+    answer.write_text("s SATISFIABLE\nv " + " ".join(map(str, model)) + " 0\n")
+    capsys.readouterr()
+    code, out, _ = run(capsys, "decode", "--output", "line", str(puzzle), str(answer))
+    assert code == 0 and out.splitlines()[0] == SOLUTION
+
+
 def test_decode_with_other_amo_names_the_mismatch(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, solved_cnf: tuple[Path, list[int]]
 ) -> None:
@@ -343,9 +438,47 @@ def test_decode_with_other_amo_names_the_mismatch(
     answer = tmp_path / "answer.txt"
     answer.write_text("s SATISFIABLE\nv " + " ".join(map(str, model)) + " 0\n")
     capsys.readouterr()
-    code, _, err = run(capsys, "decode", str(puzzle), str(answer))  # default amo pairwise: no auxiliaries
+    code, _, err = run(capsys, "decode", "--amo", "pairwise", str(puzzle), str(answer))  # no auxiliaries
     assert code == 2
     assert "out of range" in assert_one_line_error(err)
+
+
+def test_decode_with_other_encoding_names_the_mismatch(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, solved_cnf: tuple[Path, list[int]]
+) -> None:
+    puzzle, model = solved_cnf
+    answer = tmp_path / "answer.txt"
+    answer.write_text("s SATISFIABLE\nv " + " ".join(map(str, model)) + " 0\n")
+    capsys.readouterr()
+    code, _, err = run(capsys, "decode", "--encoding", "optimized", str(puzzle), str(answer))
+    assert code == 2
+    assert "another --encoding" in assert_one_line_error(err)
+
+
+@pytest.mark.skipif(shutil.which("cadical") is None, reason="no cadical program on PATH")
+def test_readme_encode_solve_decode_round_trip(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    puzzle = tmp_path / "puzzle.txt"
+    puzzle.write_text(PUZZLE + "\n")
+    cnf = tmp_path / "puzzle.cnf"
+    argv = [
+        "encode",
+        "--to",
+        "cnf",
+        "--encoding",
+        "extended",
+        "--amo",
+        "seqcounter",
+        str(puzzle),
+        "-o",
+        str(cnf),
+    ]
+    assert run(capsys, *argv)[0] == 0
+    answer = tmp_path / "solver-output.txt"
+    with answer.open("w") as stream:
+        done = subprocess.run(["cadical", "-q", str(cnf)], stdout=stream, timeout=60, check=False)
+    assert done.returncode == 10
+    code, out, _ = run(capsys, "decode", "--output", "line", str(puzzle), str(answer))
+    assert code == 0 and out.splitlines()[0] == SOLUTION
 
 
 @pytest.mark.parametrize(

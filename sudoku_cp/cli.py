@@ -70,6 +70,7 @@ exit codes:
      (count: the puzzle has no solution)
   2  usage error or bad input: unreadable file, invalid puzzle, malformed solver output
   3  unknown: a time limit was reached or a solver program failed
+     (nishio --method all: two methods disagree)
   A batch exits with the most severe code over its puzzles, in the order 2 > 3 > 1 > 0."""
 
 PUZZLES_HELP = f"""\
@@ -722,6 +723,10 @@ def build_parser() -> argparse.ArgumentParser:
     decode.set_defaults(amo=None)  # see DECODE_HELP: without --amo, auxiliary variables are ignored
     _output_option(decode, "the solution")
     decode.set_defaults(run=_cmd_decode)
+
+    from .cli_nishio import add_nishio_command
+
+    add_nishio_command(commands, _Formatter)
     return parser
 
 
@@ -756,7 +761,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return stop.code if isinstance(stop.code, int) else EXIT_BAD_INPUT
         if args.command is None:
             parser.print_usage(sys.stderr)
-            _error("choose a command: solve, count, encode or decode")
+            _error("choose a command: solve, count, encode, decode or nishio")
             return EXIT_BAD_INPUT
         code: int = args.run(args)
         sys.stdout.flush()

@@ -93,7 +93,9 @@ def add_nishio_command(commands: argparse._SubParsersAction, formatter: type[arg
     parser.add_argument("instance", metavar="INSTANCE", nargs="?", help="an instance file or '-' (stdin)")
     source = parser.add_argument_group("puzzle states (instead of INSTANCE)")
     source.add_argument("--puzzle", metavar="PUZZLE", help="a puzzle string, a puzzle file or a batch file")
-    source.add_argument("--digit", type=int, action="append", metavar="D", help="the digit (1-based; repeatable)")
+    source.add_argument(
+        "--digit", type=int, action="append", metavar="D", help="the digit (1-based; repeatable)"
+    )
     source.add_argument("--all-digits", action="store_true", help="every digit of every puzzle")
     parser.add_argument("--box", type=_box, metavar="PxQ", help="box shape, P rows by Q columns (e.g. 2x3)")
     parser.add_argument(
@@ -104,7 +106,9 @@ def add_nishio_command(commands: argparse._SubParsersAction, formatter: type[arg
     )
     parser.add_argument("--count", action="store_true", help="also count the placements inside S")
     parser.add_argument("--count-limit", type=int, metavar="N", help="stop counting at N (solver methods)")
-    parser.add_argument("--time-limit", type=float, metavar="SECONDS", help="time limit per method and instance")
+    parser.add_argument(
+        "--time-limit", type=float, metavar="SECONDS", help="time limit per method and instance"
+    )
     parser.add_argument("--svg", metavar="FILE", help="draw S, S' and the eliminations (one instance only)")
     parser.add_argument("--json", action="store_true", help="JSON Lines, one object per instance")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal's stderr")
@@ -210,7 +214,11 @@ def _answer(job: _Job, args: argparse.Namespace) -> Iterator[tuple[dict[str, obj
         if job.digit is not None:
             head["digit"] = job.digit
     if job.instance is None:
-        yield {**head, "status": "invalid", "error": job.error}, f"{job.label}: invalid: {job.error}", EXIT_BAD_INPUT
+        yield (
+            {**head, "status": "invalid", "error": job.error},
+            f"{job.label}: invalid: {job.error}",
+            EXIT_BAD_INPUT,
+        )
         return
     instance = job.instance
     if args.method == "all":
@@ -225,7 +233,11 @@ def _answer(job: _Job, args: argparse.Namespace) -> Iterator[tuple[dict[str, obj
     else:
         results = [
             solve_nishio(
-                instance, args.method, count=args.count, count_limit=args.count_limit, time_limit=args.time_limit
+                instance,
+                args.method,
+                count=args.count,
+                count_limit=args.count_limit,
+                time_limit=args.time_limit,
             )
         ]
     for result in results:
@@ -237,7 +249,9 @@ def _answer(job: _Job, args: argparse.Namespace) -> Iterator[tuple[dict[str, obj
         assert closure is not None
         eliminated = instance.mask & ~closure
         kept = int(closure.sum())
-        lines = [f"{job.label} ({instance.n}x{instance.n}, {instance.geometry.box_label} boxes), {result.method}:"]
+        lines = [
+            f"{job.label} ({instance.n}x{instance.n}, {instance.geometry.box_label} boxes), {result.method}:"
+        ]
         if args.method != "all" or result is results[0]:
             lines.append(_picture(instance, closure))
         verdict = (
@@ -246,7 +260,9 @@ def _answer(job: _Job, args: argparse.Namespace) -> Iterator[tuple[dict[str, obj
             else ("S'' (relaxation)" if not result.exact else "S'")
             + f" keeps {kept} of {instance.size} cells, eliminates {int(eliminated.sum())}"
         )
-        lines.append(f"{verdict}: {_cells_text(instance, eliminated)}" if result.satisfiable is not False else verdict)
+        lines.append(
+            f"{verdict}: {_cells_text(instance, eliminated)}" if result.satisfiable is not False else verdict
+        )
         if result.count is not None:
             lines.append(f"placements: {'' if result.count.complete else 'at least '}{result.count.count}")
         lines.append(f"({result.method}, {result.seconds * 1000:.3f} ms)")
@@ -264,7 +280,11 @@ def _batch_dag(jobs: list[_Job], args: argparse.Namespace) -> list[tuple[dict[st
     if args.method != "dag" or args.svg or not args.json or len(jobs) < 32:
         return None
     instances = [job.instance for job in jobs if job.instance is not None]
-    if any(i.n > MAX_DAG_SIDE for i in instances) or len({i.geometry for i in instances}) > 1 or not instances:
+    if (
+        any(i.n > MAX_DAG_SIDE for i in instances)
+        or len({i.geometry for i in instances}) > 1
+        or not instances
+    ):
         return None
     g = instances[0].geometry
     dag = build_dag(g.p, g.q)

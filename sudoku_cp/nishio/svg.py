@@ -71,7 +71,9 @@ def closure_svg(
         if closure is None:
             out.append(f'<circle cx="{cx}" cy="{cy}" r="{radius}" fill="#999"><title>{name}</title></circle>')
         elif closure[r, c]:
-            out.append(f'<circle cx="{cx}" cy="{cy}" r="{radius}" fill="{_KEPT}"><title>{name} in S\'</title></circle>')
+            out.append(
+                f'<circle cx="{cx}" cy="{cy}" r="{radius}" fill="{_KEPT}"><title>{name} in S\'</title></circle>'
+            )
         else:
             d = radius
             out.append(

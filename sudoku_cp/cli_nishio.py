@@ -275,7 +275,7 @@ def _answer(job: _Job, args: argparse.Namespace) -> Iterator[tuple[dict[str, obj
 
 def _batch_dag(jobs: list[_Job], args: argparse.Namespace) -> list[tuple[dict[str, object], str, int]] | None:
     """All closures (and counts) of a big job list in a few compiled calls; None when not applicable."""
-    from .nishio.dag import MAX_DAG_SIDE, build_dag, closure_batch, count_batch
+    from .nishio.dag import MAX_DAG_SIDE, DagNishio, build_dag, closure_batch, count_batch
 
     if args.method != "dag" or args.svg or not args.json or len(jobs) < 32:
         return None
@@ -288,6 +288,7 @@ def _batch_dag(jobs: list[_Job], args: argparse.Namespace) -> list[tuple[dict[st
         return None
     g = instances[0].geometry
     dag = build_dag(g.p, g.q)
+    DagNishio().prepare(g)
     start = time.perf_counter()
     masks = np.stack([i.mask for i in instances])
     closures = closure_batch(dag, masks)

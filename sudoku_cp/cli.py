@@ -89,9 +89,10 @@ puzzles:
 
 BACKENDS_HELP = """\
 backends (--backend):
-  pysat            python-sat with CaDiCaL 1.9.5 (default for solve; one incremental solver
-                   per batch unless --encoding is given)
-  pysat:<solver>   any python-sat solver, e.g. pysat:glucose4, pysat:minisat22, pysat:kissat
+  pysat            python-sat (default for solve): singles propagation over the whole batch,
+                   then Minicard on each open puzzle's compact exactly-one model; with
+                   --encoding, and for count, CaDiCaL 1.9.5 on that CNF
+  pysat:<solver>   any python-sat solver, e.g. pysat:glucose4, pysat:minisat22, pysat:cadical195
   cpsat            OR-tools CP-SAT on the Boolean model (--workers, --seed)
   cpsat:alldiff    CP-SAT with one integer per cell and AllDifferent per unit
   dlx              native Algorithm X on the exact-cover model (default for count)
@@ -247,7 +248,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
     items, name = _load(args)
     options = _backend_options(args)
-    backend_name = options.make().name  # fails early on an unknown backend
+    options.make()  # fails early on an unknown backend
+    backend_name = options.name
     results = solve_items(
         items, options, unique=args.unique, time_limit=args.time_limit, jobs=args.jobs or os.cpu_count() or 1
     )

@@ -15,7 +15,7 @@ from sudoku_cp.api import BackendOptions, count_solutions, solve, solve_items
 from sudoku_cp.backends.base import Backend, BackendError, SearchResult, Status, checked_solutions
 from sudoku_cp.backends.pysat_backend import IncrementalPysat
 from sudoku_cp.backends.registry import make_backend
-from sudoku_cp.formats import parse_grid, parse_puzzles
+from sudoku_cp.formats import format_line, parse_grid, parse_puzzles
 from sudoku_cp.generate import random_puzzle
 from sudoku_cp.geometry import Geometry, geometry_for_size
 from sudoku_cp.grid import Grid
@@ -177,6 +177,51 @@ def test_batch_keeps_order_and_loses_no_item(jobs: int) -> None:
     assert [r.index for r in results] == list(range(150))
     assert results[17].status is Status.INVALID
     assert sum(r.status is Status.SOLVED for r in results) == 149
+
+
+@pytest.mark.parametrize("backend", ["pysat", "pysat:cadical195", "pysat:glucose4"])
+def test_batch_engine_agrees_with_fresh_solvers(backend: str) -> None:
+    lines = read_lines(DATA / "serg_100.txt", 30) + read_lines(DATA / "forum_hardest_200.txt", 30)
+    lines += [format_line(parse_grid((DATA / "inst16x16_45_0.txt").read_text()))]
+    items = parse_puzzles("\n".join(lines) + "\n")
+    puzzles = [item.grid for item in items if item.grid is not None]
+    assert len(puzzles) == 61
+    results = list(solve_items(items, BackendOptions(backend), unique=True, chunk=16))
+    expected = _counts(make_backend("pysat"), puzzles)
+    got = [{Status.SOLVED: 1, Status.MULTIPLE: 2}[r.status] for r in results]
+    assert got == expected
+    for result, puzzle in zip(results, puzzles, strict=True):
+        assert result.solution is not None and result.solution.geometry == puzzle.geometry
+
+
+def test_batch_engine_names_the_solver_it_uses() -> None:
+    assert BackendOptions().name == "pysat:minicard"
+    assert BackendOptions("pysat:glucose4").name == "pysat:glucose4"
+    assert BackendOptions(encoding="extended").name == "pysat:cadical195"
+    assert BackendOptions("cpsat").name == "cpsat"
+
+
+def test_batch_engine_time_limit_gives_unknown_never_unsat() -> None:
+    hard25 = format_line(parse_grid((DATA / "sudoku-25-1.txt").read_text()))  # not solved by propagation
+    items = parse_puzzles(hard25 + "\n" + HARD + "\n")
+    results = list(solve_items(items, BackendOptions(), unique=True, time_limit=1e-6))
+    assert results[0].status is Status.UNKNOWN and "time limit" in (results[0].error or "")
+    assert results[1].status in (Status.SOLVED, Status.UNKNOWN)
+
+
+def test_batch_engine_reports_a_wrong_answer_as_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sudoku_cp.backends.pysat_backend import BatchPysat
+
+    def liar(
+        compact: object, todo: np.ndarray, values: np.ndarray, models: object
+    ) -> tuple[np.ndarray, np.ndarray]:
+        stack = np.where(values[todo] == 0, 1, values[todo])
+        return stack, todo.astype(np.int64)
+
+    monkeypatch.setattr(BatchPysat, "_decode", staticmethod(liar))
+    results = list(solve_items(parse_puzzles(HARD + "\n" + HARD + "\n"), BackendOptions()))
+    assert [r.status for r in results] == [Status.UNKNOWN, Status.UNKNOWN]
+    assert "wrong solution" in (results[0].error or "")
 
 
 @pytest.mark.parametrize("name", ["pysat:cadical195", "pysat:minisat22", "cpsat", "dlx"])

@@ -1,0 +1,279 @@
+"""CP-SAT models of a Nishio instance (specified in ``encodings/nishio.md``) and the CP-SAT method.
+
+=====  ==========================================  ==================================================
+kind   variables                                   constraints
+=====  ==========================================  ==================================================
+bool   ``x_rRcC`` in {0, 1} per cell of S           exactly one per row, per column, per box (over the
+       (reading order)                             cells of S in the unit)
+int    ``v_rR``: the column used in row R, domain  all different over the ``v``; ``y_rRsS`` in {0, 1}
+       the columns of S in row R; ``y_rRsS``: row  per row R and column stack S where row R has a cell
+       R uses column stack S                       of S: ``y -> v in stack S`` (enforced linear), exactly
+                                                   one ``y`` per row, exactly one ``y`` per box (rows
+                                                   of its band, its stack)
+=====  ==========================================  ==================================================
+
+Names are 1-based.  A row of S with no cell gets ``v_rR`` with the single value 0 and the
+constraint ``empty_rR`` (an empty ``bool_or``, false), since CP-SAT rejects an empty domain.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from enum import Enum
+
+import numpy as np
+from ortools.sat.python import cp_model
+
+from ..cpsat import solution_vector
+from .instance import NishioInstance, SolveTimeout
+from .method import NishioCount
+from .model_support import Deadline, checked_placement
+
+__all__ = [
+    "CpsatNishio",
+    "NishioCpKind",
+    "NishioCpModel",
+    "build_nishio_cpsat",
+    "export_nishio_cpsat",
+]
+
+
+class NishioCpKind(Enum):
+    """Which Nishio CP-SAT model: a Boolean per cell, or an integer column per row."""
+
+    BOOL = "bool"
+    INT = "int"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class NishioCpModel:
+    """A CP-SAT model of a Nishio instance.
+
+    ``cell_literals[r, c]``: a literal true exactly when the placement uses cell (r, c) of S (None
+    outside S); for the bool kind these are the ``x`` variables, for the int kind fresh booleans are
+    created on demand by ``cell_literal``.  ``row_vars``: the ``v_rR`` IntVars (int kind only).
+    """
+
+    model: cp_model.CpModel
+    kind: NishioCpKind
+    instance: NishioInstance
+    cell_literals: np.ndarray
+    row_vars: list[cp_model.IntVar]
+
+    def cell_literal(self, r: int, c: int) -> cp_model.IntVar:
+        """A literal equivalent to "row r uses column c" (made on demand for the int kind)."""
+        literal = self.cell_literals[r, c]
+        if literal is None:
+            if not self.instance.mask[r, c]:
+                raise ValueError(f"cell ({r}, {c}) is not in S")
+            v = self.row_vars[r]
+            literal = self.model.new_bool_var(f"is_r{r + 1}c{c + 1}")
+            self.model.add(v == c + 1).only_enforce_if(literal)
+            self.model.add(v != c + 1).only_enforce_if(~literal)
+            self.cell_literals[r, c] = literal
+        return literal
+
+    def decode_vector(self, values: np.ndarray) -> np.ndarray:
+        """The column per row in a solution vector indexed by variable index (-1/-2 when undefined)."""
+        n = self.instance.n
+        cols = np.full(n, -1, dtype=np.int64)
+        if self.kind is NishioCpKind.INT:
+            for r, v in enumerate(self.row_vars):
+                cols[r] = int(values[v.index]) - 1
+            return cols
+        for r, c in self.instance.cells():
+            if values[self.cell_literals[r, c].index]:
+                cols[r] = c if cols[r] == -1 else -2
+        return cols
+
+    def decode(self, source: cp_model.CpSolver | cp_model.CpSolverSolutionCallback) -> np.ndarray:
+        """The column per row of the current solution of a solver or solution callback."""
+        return self.decode_vector(solution_vector(source))
+
+    def sizes(self) -> dict[str, int]:
+        """Variables and constraints of the proto, and constraints per family (the name before '_')."""
+        proto = self.model.proto
+        families = Counter(c.name.split("_")[0].rstrip("0123456789") for c in proto.constraints)
+        return {"variables": len(proto.variables), "constraints": len(proto.constraints), **families}
+
+
+def _build_bool(model: cp_model.CpModel, instance: NishioInstance) -> np.ndarray:
+    g = instance.geometry
+    n = g.n
+    x = np.full((n, n), None, dtype=object)
+    for r, c in instance.cells():
+        x[r, c] = model.new_bool_var(f"x_r{r + 1}c{c + 1}")
+    flat = x.reshape(-1)
+    for unit in range(3 * n):
+        kind, index = divmod(unit, n)
+        literals = [lit for lit in flat[g.units[unit]].tolist() if lit is not None]
+        model.add_exactly_one(literals).with_name(f"{('row', 'column', 'box')[kind]}{index + 1}")
+    return x
+
+
+def _build_int(model: cp_model.CpModel, instance: NishioInstance) -> list[cp_model.IntVar]:
+    g = instance.geometry
+    n, p, q = g.n, g.p, g.q
+    mask = instance.mask
+    v: list[cp_model.IntVar] = []
+    for r in range(n):
+        columns = (np.flatnonzero(mask[r]) + 1).tolist()
+        domain = cp_model.Domain.from_values(columns or [0])
+        v.append(model.new_int_var_from_domain(domain, f"v_r{r + 1}"))
+    for r in range(n):
+        if not mask[r].any():
+            model.add_bool_or([]).with_name(f"empty_r{r + 1}")
+    model.add_all_different(v).with_name("columns")
+    # y[r][s]: row r uses column stack s (columns s*q .. s*q + q - 1); only where row r has a cell there.
+    stacks = n // q
+    y: list[dict[int, cp_model.IntVar]] = []
+    for r in range(n):
+        row_y: dict[int, cp_model.IntVar] = {}
+        for s in range(stacks):
+            if mask[r, s * q : (s + 1) * q].any():
+                row_y[s] = model.new_bool_var(f"y_r{r + 1}s{s + 1}")
+        y.append(row_y)
+    for r in range(n):
+        for s, literal in y[r].items():
+            model.add_linear_constraint(v[r], s * q + 1, (s + 1) * q).only_enforce_if(literal).with_name(
+                f"instack_r{r + 1}s{s + 1}"
+            )
+        if y[r]:
+            model.add_exactly_one(list(y[r].values())).with_name(f"stack_r{r + 1}")
+    for b in range(n):
+        band, s = divmod(b, p)
+        literals = [y[r][s] for r in range(band * p, (band + 1) * p) if s in y[r]]
+        model.add_exactly_one(literals).with_name(f"box{b + 1}")
+    return v
+
+
+def build_nishio_cpsat(
+    instance: NishioInstance, kind: NishioCpKind | str = NishioCpKind.BOOL
+) -> NishioCpModel:
+    """The CP-SAT model of a Nishio instance of the given kind (see the module table)."""
+    kind = NishioCpKind(kind)
+    g = instance.geometry
+    model = cp_model.CpModel()
+    model.name = f"nishio {g.n}x{g.n} box {g.box_label} {kind.value}"
+    if kind is NishioCpKind.BOOL:
+        literals = _build_bool(model, instance)
+        return NishioCpModel(model, kind, instance, literals, [])
+    row_vars = _build_int(model, instance)
+    literals = np.full((g.n, g.n), None, dtype=object)
+    return NishioCpModel(model, kind, instance, literals, row_vars)
+
+
+def export_nishio_cpsat(model: NishioCpModel) -> str:
+    """The model as protobuf text, exactly what ``CpModel.export_to_file`` writes for a '.pb.txt' name."""
+    with tempfile.TemporaryDirectory(prefix="sudoku_cp_") as directory:
+        path = os.path.join(directory, "model.pb.txt")
+        if not model.model.export_to_file(path):
+            raise OSError(f"CP-SAT could not write its model to {path}")
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+
+
+class _Counter(cp_model.CpSolverSolutionCallback):
+    """Counts solutions, checks each, and stops the search at a limit."""
+
+    def __init__(self, model: NishioCpModel, limit: int | None, method: str) -> None:
+        super().__init__()
+        self.nishio = model
+        self.limit = limit
+        self.method = method
+        self.count = 0
+        self.stopped = False
+
+    def on_solution_callback(self) -> None:
+        checked_placement(self.nishio.instance, self.nishio.decode(self), self.method)
+        self.count += 1
+        if self.limit is not None and self.count >= self.limit:
+            self.stopped = True
+            self.stop_search()
+
+
+class CpsatNishio:
+    """Nishio by CP-SAT: ``model`` is 'bool' or 'int', ``workers`` the number of search workers."""
+
+    name = "cpsat"
+    exact = True
+
+    def __init__(self, model: str = "bool", workers: int = 1) -> None:
+        self.kind = NishioCpKind(model)
+        if workers < 1:
+            raise ValueError("workers must be at least 1")
+        self.workers = workers
+
+    def __repr__(self) -> str:
+        return f"CpsatNishio(model={self.kind.value!r}, workers={self.workers})"
+
+    def _solver(self, deadline: Deadline, what: str) -> cp_model.CpSolver:
+        deadline.check(what)
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = self.workers
+        left = deadline.remaining()
+        if left is not None:
+            solver.parameters.max_time_in_seconds = max(left, 1e-3)
+        return solver
+
+    def _solve(self, model: NishioCpModel, deadline: Deadline, what: str) -> cp_model.CpSolver | None:
+        """The solver holding a solution, None when infeasible; SolveTimeout when the limit stops it."""
+        solver = self._solver(deadline, what)
+        status = solver.solve(model.model)
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return solver
+        if status == cp_model.INFEASIBLE:
+            return None
+        if status == cp_model.UNKNOWN:
+            raise SolveTimeout(f"{what}: time limit of {deadline.seconds} s reached")
+        raise RuntimeError(f"{what}: CP-SAT answered {solver.status_name(status)}")
+
+    def find_placement(self, instance: NishioInstance, time_limit: float | None = None) -> np.ndarray | None:
+        """A placement inside S as its column per row, or None when S holds none."""
+        model = build_nishio_cpsat(instance, self.kind)
+        solver = self._solve(model, Deadline(time_limit), "CP-SAT Nishio decision")
+        if solver is None:
+            return None
+        return checked_placement(instance, model.decode(solver), self.name)
+
+    def closure(self, instance: NishioInstance, time_limit: float | None = None) -> np.ndarray:
+        """The (n, n) bool mask of cells of S that lie in at least one placement inside S."""
+        deadline = Deadline(time_limit)
+        model = build_nishio_cpsat(instance, self.kind)
+        n = instance.n
+        covered = np.zeros((n, n), dtype=bool)
+        what = "CP-SAT Nishio closure"
+        while True:
+            solver = self._solve(model, deadline, what)
+            if solver is None:
+                return covered
+            covered[np.arange(n), checked_placement(instance, model.decode(solver), self.name)] = True
+            uncovered = np.argwhere(instance.mask & ~covered).tolist()
+            if not uncovered:
+                return covered
+            # The uncovered set only shrinks, so each new clause implies the previous ones.
+            model.model.add_bool_or([model.cell_literal(r, c) for r, c in uncovered])
+
+    def count_placements(
+        self, instance: NishioInstance, limit: int | None = None, time_limit: float | None = None
+    ) -> NishioCount:
+        """The number of placements inside S, stopping at ``limit`` when one is given."""
+        if limit is not None and limit < 1:
+            raise ValueError("limit must be at least 1")
+        deadline = Deadline(time_limit)
+        model = build_nishio_cpsat(instance, self.kind)
+        what = "CP-SAT Nishio count"
+        solver = self._solver(deadline, what)
+        solver.parameters.enumerate_all_solutions = True
+        counter = _Counter(model, limit, self.name)
+        status = solver.solve(model.model, counter)
+        if counter.stopped:
+            return NishioCount(counter.count, complete=False)
+        if status in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
+            return NishioCount(counter.count, complete=True)
+        if status in (cp_model.UNKNOWN, cp_model.FEASIBLE):
+            raise SolveTimeout(f"{what}: time limit of {deadline.seconds} s reached")
+        raise RuntimeError(f"{what}: CP-SAT answered {solver.status_name(status)}")

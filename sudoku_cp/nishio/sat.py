@@ -148,11 +148,11 @@ class SatNishio:
                     return covered
                 act = session.fresh()
                 session.solver.add_clause([-act, *uncovered])
-                found = session.solve([act], "SAT Nishio closure")
-                session.solver.add_clause([-act])
-                if not found:
+                if not session.solve([act], "SAT Nishio closure"):
                     return covered
+                # Read the model before adding a clause: CaDiCaL drops it on any change.
                 covered[np.arange(instance.n), session.placement(self.name)] = True
+                session.solver.add_clause([-act])
         finally:
             session.close()
 

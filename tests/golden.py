@@ -1,4 +1,5 @@
-"""The golden files of encodings/golden: every output format for a 4x4 and a 9x9 puzzle.
+"""The golden files of encodings/golden: every output format for a 4x4 and a 9x9 puzzle, and every
+model export for a 4x4 and a 9x9 Nishio (single-digit) instance.
 
 Regenerate after an intended change of output, then review the diff:
 
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from sudoku_cp.grid import Grid
+    from sudoku_cp.nishio.instance import NishioInstance
 
 GOLDEN = Path(__file__).resolve().parents[1] / "encodings" / "golden"
 
@@ -25,6 +27,45 @@ PUZZLES = {
     "4x4": "....12....13....",
     "9x9": "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......",
 }
+
+
+# 4x4: a hand-made instance with eliminations; 9x9: digit 7 of AI Escargot after singles.
+NISHIO_4X4 = "x...\nxxxx\nxxxx\nxxxx\n"
+NISHIO_9X9 = ("aiescargot.txt", 7)
+
+
+def nishio_renderers() -> dict[str, Callable[[], str]]:
+    """File name -> text for the Nishio model exports (CNF pairwise, DLX, CP-SAT bool and int)."""
+    from sudoku_cp.cnf.nishio import encode_nishio_cnf, nishio_dimacs_text
+    from sudoku_cp.formats import parse_grid
+    from sudoku_cp.nishio.cpsat import build_nishio_cpsat, export_nishio_cpsat
+    from sudoku_cp.nishio.exact_cover import build_nishio_exact_cover, export_nishio_dlx
+    from sudoku_cp.nishio.instance import digit_instances, parse_instance
+
+    data = Path(__file__).resolve().parent / "data"
+    file, digit = NISHIO_9X9
+    instances = {
+        "4x4": parse_instance(NISHIO_4X4),
+        "9x9": digit_instances(parse_grid((data / file).read_text()), [digit])[0],
+    }
+
+    def cnf(instance: NishioInstance) -> str:
+        return nishio_dimacs_text(encode_nishio_cnf(instance, "pairwise"))
+
+    def dlx(instance: NishioInstance) -> str:
+        return export_nishio_dlx(build_nishio_exact_cover(instance))
+
+    def cpsat(instance: NishioInstance, kind: str) -> str:
+        return export_nishio_cpsat(build_nishio_cpsat(instance, kind))
+
+    table: dict[str, Callable[[], str]] = {}
+    for name, instance in instances.items():
+        stem = f"nishio-{name}"
+        table[f"{stem}.pairwise.cnf"] = partial(cnf, instance)
+        table[f"{stem}.dlx"] = partial(dlx, instance)
+        for kind in ("bool", "int"):
+            table[f"{stem}.cpsat-{kind}.pb.txt"] = partial(cpsat, instance, kind)
+    return table
 
 
 def renderers() -> dict[str, Callable[[], str]]:
@@ -70,6 +111,7 @@ def renderers() -> dict[str, Callable[[], str]]:
         table[f"{name}.dlx"] = partial(dlx, grid)
         for kind in ("bool", "alldiff"):
             table[f"{name}.cpsat-{kind}.pb.txt"] = partial(cpsat, grid, kind)
+    table.update(nishio_renderers())
     return table
 
 

@@ -28,7 +28,7 @@ SMALL_SHAPES = [shape for shape in SHAPES if shape[0] * shape[1] <= 8]
 METHODS: list[NishioMethod] = [
     SatNishio(),
     SatNishio(solver="glucose4", amo="pairwise", closure="enumerate"),
-    SatNishio(solver="cadical195", amo="totalizer"),
+    SatNishio(solver="minisat22", amo="ladder"),
     CpsatNishio("bool"),
     CpsatNishio("int"),
     XcNishio(),

@@ -99,7 +99,7 @@ class SatNishio:
     name = "sat"
     exact = True
 
-    def __init__(self, solver: str = "minisat22", amo: str = "seqcounter", closure: str = "cover") -> None:
+    def __init__(self, solver: str = "cadical195", amo: str = "seqcounter", closure: str = "cover") -> None:
         if amo not in NISHIO_CNF_ENCODINGS:
             raise ValueError(f"unknown exactly-one encoding {amo!r}")
         if closure not in SAT_CLOSURE_STRATEGIES:

@@ -18,6 +18,7 @@ from sudoku_cp.nishio.method import NishioCount
 from sudoku_cp.nishio.overlay import (
     OverlayNishio,
     OverlayTooLarge,
+    band_table,
     overlay_batch,
     overlay_batch_bits,
     placement_count,
@@ -136,18 +137,32 @@ def test_placement_counts(p: int, q: int, expected: int) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("p, q", [(3, 4), (4, 3)])
-def test_placement_counts_12x12(p: int, q: int) -> None:
+@pytest.mark.parametrize(
+    "p, q, expected", [(3, 4, 17_915_904), (4, 3, 17_915_904), (2, 6, 33_177_600), (6, 2, 33_177_600)]
+)
+def test_placement_counts_12x12(p: int, q: int, expected: int) -> None:
+    g = Geometry(p, q)
+    assert placement_count(g) == expected
+    bands = band_table(g)
+    assert len(bands) == expected and bands.bands.shape == (expected, q)
+    for start in range(0, expected, 1 << 22):  # in blocks, to keep the memory down
+        table = bands.patterns[bands.bands[start : start + (1 << 22)].astype(np.int64)].reshape(-1, 12)
+        # Validity, vectorised: distinct columns and boxes in every placement.
+        box = (np.arange(12)[None, :] // p) * p + table // q
+        for values in (table, box):
+            assert ((1 << values).sum(axis=1) == (1 << 12) - 1).all()
+        # Strictly increasing in lexicographic order, hence distinct.
+        diff = np.diff(table, axis=0)
+        first_change = np.argmax(diff != 0, axis=1)
+        assert (diff[np.arange(diff.shape[0]), first_change] > 0).all()
+    assert OVERLAY.count_placements(NishioInstance.full(g), limit=1000) == NishioCount(1000, False)
+
+
+@pytest.mark.parametrize("p, q", [(1, 4), (4, 1), (1, 5), (2, 1)])
+def test_degenerate_box_shapes_are_permutations(p: int, q: int) -> None:
     g = Geometry(p, q)
     table = placement_table(g)
-    assert table.shape == (17_915_904, 12)
-    assert len(np.unique(table.view(np.dtype((np.void, 12))))) == table.shape[0]
-    # Validity, vectorised: distinct columns and boxes in every placement.
-    box = (np.arange(12)[None, :] // p) * p + table // q
-    for values in (table.astype(np.int64), box):
-        bits = (1 << values).sum(axis=1)
-        assert (bits == (1 << 12) - 1).all()
-    assert OVERLAY.count_placements(NishioInstance.full(g), limit=1000) == NishioCount(1000, False)
+    assert table.tolist() == [list(perm) for perm in itertools.permutations(range(g.n))]
 
 
 @pytest.mark.parametrize("p, q", SMALL + MEDIUM)
@@ -158,13 +173,21 @@ def test_table_valid_and_distinct(p: int, q: int) -> None:
     for cols in table:
         assert placement_problem(full, cols) is None
     assert len({row.tobytes() for row in table}) == table.shape[0]
+    assert [tuple(row) for row in table.tolist()] == sorted(tuple(row) for row in table.tolist())
     assert not table.flags.writeable
     assert placement_table(g) is table  # built once
+    bands = band_table(g)
+    assert band_table(g) is bands and len(bands) == table.shape[0]
+    assert bands.patterns.shape == (math.factorial(p) * q**p, p)
+    for k in range(0, len(bands), max(1, len(bands) // 50)):
+        assert np.array_equal(bands.columns(k), table[k])
 
 
 def test_refuses_large_geometries() -> None:
     with pytest.raises(OverlayTooLarge, match="110,075,314,176"):
         placement_table(Geometry(4, 4))
+    with pytest.raises(OverlayTooLarge, match="1,651,129,712,640,000"):
+        band_table(Geometry(4, 5))
     with pytest.raises(OverlayTooLarge, match="13,436,928,000"):
         OVERLAY.closure(NishioInstance.full(Geometry(3, 5)))
     with pytest.raises(OverlayTooLarge, match="17,915,904"):

@@ -7,24 +7,36 @@ the list, keep the placements that are subsets of S, and take their union; that 
 closure S'.  The same loop counts the placements inside S and finds the first one.
 
 A p x q geometry (boxes p rows by q columns, n = p * q) has ``(p!)^(n/p) * (q!)^(n/q)`` valid
-placements: 16 for 4x4, 288 for 6x6, 9,216 for 8x8, 46,656 for 9x9, 17,915,904 for 12x12 and
-110,075,314,176 for 16x16.  The table is built once per geometry (a numba depth-first
-enumeration, cached in memory) as a ``(P, n)`` uint8 array of the column used in each row, in
-lexicographic order; geometries with more than ``MAX_PLACEMENTS`` placements are refused with
-``OverlayTooLarge``.  A query costs O(n * P) in the worst case (each test stops at the first row
-whose cell is not in S) and reads the whole table: the table for 12x12 is 215 MB.
+placements: 16 for 4x4, 288 for 6x6, 9,216 for 8x8, 46,656 for 9x9, 17,915,904 for 12x12 with
+3x4 or 4x3 boxes, 33,177,600 with 2x6 or 6x2 boxes, and 110,075,314,176 for 16x16.  Geometries
+with more than ``MAX_PLACEMENTS`` placements are refused with ``OverlayTooLarge``.
+
+Storage.  The grid has q bands of p rows; inside a band a placement puts one cell in each of the
+band's p boxes, so its restriction to a band is one of K = p! * q^p *band patterns* (the same
+list for every band).  The table stores each placement as its q pattern indices, a (P, q) uint8
+or uint16 array (``PlacementTable``), built once per geometry by a numba depth-first enumeration
+and cached in memory.  Placements are in lexicographic order of their columns row by row, so
+``placement_table`` (the (P, n) uint8 columns) lists them in the same order.  For 12x12 the
+band table takes 143 MB (3x4 boxes) or 107 MB (4x3) instead of 215 MB of columns.
+
+Query.  For S, first mark which band patterns fit S in each band (q * K * p tests), then loop
+over all P placements testing q looked-up flags each (stopping at the first band that fails);
+the closure is the union of the patterns of the placements that pass.  That is still the
+overlay method, every placement tested, in O(P * q + K * n) time.  ``closure`` also stops early
+once the union is all of S, since it cannot grow further.
 
 Batches: ``overlay_batch`` (bool masks) and ``overlay_batch_bits`` (row bitmasks) answer many
-masks of one geometry in one compiled pass over the table, placements outer and masks inner, so
-the table is streamed from memory once per batch instead of once per mask.
+masks of one geometry in one compiled pass, placements outer and masks inner, so the table is
+streamed from memory once per batch instead of once per mask.
 
-Time limits: a single query scans the table in chunks of ``chunk`` placements and checks the
-wall clock between chunks, raising ``SolveTimeout`` when the limit has passed (the table build,
-done once per geometry, is not interrupted).
+Time limits: queries scan the table in chunks and check the wall clock between chunks, raising
+``SolveTimeout`` when the limit has passed (the table build, done once per geometry, is not
+interrupted).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from dataclasses import dataclass
@@ -42,6 +54,8 @@ __all__ = [
     "OverlayBatchResult",
     "OverlayNishio",
     "OverlayTooLarge",
+    "PlacementTable",
+    "band_table",
     "overlay_batch",
     "overlay_batch_bits",
     "placement_count",
@@ -49,8 +63,8 @@ __all__ = [
     "row_bitmasks",
 ]
 
-MAX_PLACEMENTS = 20_000_000
-"""The largest placement table built (12x12 has 17,915,904 placements; 15x15 has 1.3e10)."""
+MAX_PLACEMENTS = 40_000_000
+"""The largest placement table built (12x12 has at most 33,177,600 placements; 15x15 has 1.3e10)."""
 
 _DEFAULT_CHUNK = 1 << 20
 
@@ -65,64 +79,149 @@ def placement_count(geometry: Geometry) -> int:
     return math.factorial(p) ** (n // p) * math.factorial(q) ** (n // q)
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class PlacementTable:
+    """All valid placements of a geometry, band by band.
+
+    ``patterns``: (K, p) int64, the columns of a band's p rows for each band pattern, sorted;
+    ``bands``: (P, q) uint8/uint16, placement k uses pattern ``bands[k, b]`` in band b (rows
+    b*p .. b*p+p-1).  Both arrays are read-only.
+    """
+
+    geometry: Geometry
+    patterns: np.ndarray
+    bands: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.bands.shape[0])
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held by the two arrays."""
+        return int(self.patterns.nbytes + self.bands.nbytes)
+
+    def columns(self, k: int) -> np.ndarray:
+        """Placement k as its column per row (int64, length n)."""
+        return self.patterns[self.bands[k].astype(np.int64)].reshape(self.geometry.n)
+
+
+def _band_patterns(p: int, q: int) -> np.ndarray:
+    """The (p! * q^p, p) sorted column lists of a band meeting each of its p boxes once."""
+    rows = [
+        tuple(stack * q + offset for stack, offset in zip(stacks, offsets, strict=True))
+        for stacks in itertools.permutations(range(p))
+        for offsets in itertools.product(range(q), repeat=p)
+    ]
+    return np.array(sorted(rows), dtype=np.int64).reshape(-1, p)
+
+
 @numba.njit(cache=True)
-def _enumerate(p: int, q: int, total: int) -> tuple[np.ndarray, int]:  # pragma: no cover - compiled
-    n = p * q
-    out = np.empty((total, n), dtype=np.uint8)
-    cols = np.full(n, -1, dtype=np.int64)
-    col_used = 0
-    box_used = 0
+def _enumerate_bands(
+    pattern_masks: np.ndarray,
+    by_mask: np.ndarray,
+    sorted_masks: np.ndarray,
+    q: int,
+    full: int,
+    out: np.ndarray,
+) -> int:  # pragma: no cover - compiled
+    """Fill ``out`` with the pattern indices of every placement, lexicographically; return the count.
+
+    ``by_mask`` lists the pattern indices sorted by (column mask, index), ``sorted_masks`` their
+    masks: the last band's patterns are exactly those whose mask is the set of columns left.
+    """
+    n_patterns = pattern_masks.shape[0]
+    index = np.full(q, -1, dtype=np.int64)
+    used = np.zeros(q, dtype=np.int64)  # columns taken before band b
+    total = out.shape[0]
     k = 0
-    r = 0
-    while r >= 0:
-        c = cols[r]
-        if c >= 0:  # undo this row's current cell before moving it on
-            col_used ^= 1 << c
-            box_used ^= 1 << ((r // p) * p + c // q)
-        c += 1
-        band = (r // p) * p
-        while c < n and ((col_used >> c) & 1 or (box_used >> (band + c // q)) & 1):
-            c += 1
-        if c == n:
-            cols[r] = -1
-            r -= 1
+    b = 0
+    while b >= 0:
+        if b == q - 1:
+            rest = full ^ used[b]
+            j = np.searchsorted(sorted_masks, rest)
+            while j < n_patterns and sorted_masks[j] == rest:
+                if k < total:
+                    for t in range(q - 1):
+                        out[k, t] = index[t]
+                    out[k, q - 1] = by_mask[j]
+                k += 1
+                j += 1
+            b -= 1
             continue
-        cols[r] = c
-        col_used ^= 1 << c
-        box_used ^= 1 << (band + c // q)
-        if r == n - 1:
-            if k < total:
-                for j in range(n):
-                    out[k, j] = cols[j]
-            k += 1
-        else:
-            r += 1
-    return out, k
+        i = index[b] + 1
+        while i < n_patterns and pattern_masks[i] & used[b]:
+            i += 1
+        if i == n_patterns:
+            index[b] = -1
+            b -= 1
+            continue
+        index[b] = i
+        used[b + 1] = used[b] | pattern_masks[i]
+        b += 1
+    return k
 
 
 @cache
-def _table(p: int, q: int) -> np.ndarray:
+def _band_table(p: int, q: int) -> PlacementTable:
     geometry = Geometry(p, q)
     total = placement_count(geometry)
-    table, found = _enumerate(p, q, total)
+    patterns = _band_patterns(p, q)
+    masks = (np.int64(1) << patterns).sum(axis=1)
+    by_mask = np.lexsort((np.arange(masks.size), masks)).astype(np.int64)
+    dtype = np.uint8 if patterns.shape[0] <= 256 else np.uint16
+    bands = np.empty((total, q), dtype=dtype)
+    if q == 1:  # a single band (1 x n boxes are not Sudoku boxes, but keep the kernel honest)
+        bands[:, 0] = np.arange(total)
+        found = total
+    else:
+        found = _enumerate_bands(masks, by_mask, masks[by_mask], q, (1 << geometry.n) - 1, bands)
     if found != total:  # pragma: no cover - the formula and the enumeration must agree
         raise AssertionError(f"enumerated {found} placements of {geometry.box_label}, expected {total}")
-    table.setflags(write=False)
-    return table
+    patterns.setflags(write=False)
+    bands.setflags(write=False)
+    return PlacementTable(geometry, patterns, bands)
 
 
-def placement_table(geometry: Geometry, max_placements: int = MAX_PLACEMENTS) -> np.ndarray:
-    """Every valid placement of the geometry as a read-only (P, n) uint8 array of columns per row.
-
-    Built once per geometry and kept in memory; raises OverlayTooLarge above ``max_placements``.
-    """
+def _check_size(geometry: Geometry, max_placements: int) -> None:
     total = placement_count(geometry)
     if total > max_placements:
         raise OverlayTooLarge(
             f"the pattern overlay method needs all {total:,} valid placements of a {geometry.n}x{geometry.n}"
             f" grid with {geometry.box_label} boxes; it lists at most {max_placements:,}"
         )
-    return _table(geometry.p, geometry.q)
+
+
+def band_table(geometry: Geometry, max_placements: int = MAX_PLACEMENTS) -> PlacementTable:
+    """Every valid placement of the geometry as band-pattern indices (built once, kept in memory).
+
+    Raises OverlayTooLarge when the geometry has more than ``max_placements`` placements.
+    """
+    _check_size(geometry, max_placements)
+    return _band_table(geometry.p, geometry.q)
+
+
+@cache
+def _column_table(p: int, q: int) -> np.ndarray:
+    table = _band_table(p, q)
+    n = p * q
+    columns = np.empty((len(table), n), dtype=np.uint8)
+    step = 1 << 20
+    small = table.patterns.astype(np.uint8)
+    for start in range(0, len(table), step):
+        block = table.bands[start : start + step].astype(np.int64)
+        columns[start : start + step] = small[block].reshape(-1, n)
+    columns.setflags(write=False)
+    return columns
+
+
+def placement_table(geometry: Geometry, max_placements: int = MAX_PLACEMENTS) -> np.ndarray:
+    """Every valid placement as a read-only (P, n) uint8 array of columns per row (cached).
+
+    Same order as ``band_table``; the queries use the smaller band table, this one is for callers
+    who want the columns.  Raises OverlayTooLarge above ``max_placements``.
+    """
+    _check_size(geometry, max_placements)
+    return _column_table(geometry.p, geometry.q)
 
 
 def row_bitmasks(masks: np.ndarray) -> np.ndarray:
@@ -134,75 +233,105 @@ def row_bitmasks(masks: np.ndarray) -> np.ndarray:
 
 
 def _bits_to_masks(bits: np.ndarray, n: int) -> np.ndarray:
-    return ((bits[..., None] >> np.arange(n, dtype=np.int64)) & 1).astype(bool)
+    return ((np.asarray(bits, dtype=np.int64)[..., None] >> np.arange(n, dtype=np.int64)) & 1).astype(bool)
+
+
+def _fits(table: PlacementTable, masks: np.ndarray) -> np.ndarray:
+    """(B, q, K) bool: band pattern k lies inside S in band b, for each of the B masks."""
+    p, q = table.geometry.p, table.geometry.q
+    rows = np.arange(q)[:, None, None] * p + np.arange(p)[None, None, :]
+    return np.ascontiguousarray(masks[:, rows, table.patterns[None]].all(axis=-1))
+
+
+def _union(table: PlacementTable, used: np.ndarray) -> np.ndarray:
+    """(B, n, n) bool union of the band patterns marked in ``used`` (B, q, K)."""
+    p, n = table.geometry.p, table.geometry.n
+    out = np.zeros((used.shape[0], n, n), dtype=bool)
+    b, band, k = np.nonzero(used)
+    out[b[:, None], band[:, None] * p + np.arange(p), table.patterns[k]] = True
+    return out
 
 
 @numba.njit(cache=True)
 def _scan(
-    table: np.ndarray, rows: np.ndarray, start: int, stop: int, limit: int, union: np.ndarray, saturate: bool
+    bands: np.ndarray,
+    patterns: np.ndarray,
+    fits: np.ndarray,
+    rows: np.ndarray,
+    start: int,
+    stop: int,
+    limit: int,
+    saturate: bool,
+    used: np.ndarray,
+    union: np.ndarray,
 ) -> tuple[int, int, int]:  # pragma: no cover - compiled
-    """Test placements start..stop-1; OR hits into ``union``; stop after ``limit`` hits (0: none).
+    """Test placements start..stop-1 of one mask; mark the patterns of hits in ``used``.
 
-    With ``saturate`` the scan also stops once ``union`` equals S (the closure cannot grow).
+    Stops after ``limit`` hits (0: no limit) and, with ``saturate``, once the union is all of S.
     Returns (hits, index of the first hit or -1, index where the scan stopped).
     """
-    n = table.shape[1]
+    q = bands.shape[1]
+    p = patterns.shape[1]
+    n = rows.shape[0]
     hits = 0
     first = -1
     for k in range(start, stop):
         ok = True
-        for r in range(n):
-            if not (rows[r] >> table[k, r]) & 1:
+        for b in range(q):
+            if not fits[b, bands[k, b]]:
                 ok = False
                 break
-        if ok:
-            if first < 0:
-                first = k
-            hits += 1
-            grew = False
+        if not ok:
+            continue
+        if first < 0:
+            first = k
+        hits += 1
+        grew = False
+        for b in range(q):
+            t = bands[k, b]
+            if not used[b, t]:
+                used[b, t] = True
+                grew = True
+                for j in range(p):
+                    union[b * p + j] |= 1 << patterns[t, j]
+        if limit > 0 and hits >= limit:
+            return hits, first, k + 1
+        if saturate and grew:
+            full = True
             for r in range(n):
-                bit = 1 << table[k, r]
-                if not union[r] & bit:
-                    union[r] |= bit
-                    grew = True
-            if limit > 0 and hits >= limit:
+                if union[r] != rows[r]:
+                    full = False
+                    break
+            if full:
                 return hits, first, k + 1
-            if saturate and grew:
-                full = True
-                for r in range(n):
-                    if union[r] != rows[r]:
-                        full = False
-                        break
-                if full:
-                    return hits, first, k + 1
     return hits, first, stop
 
 
 @numba.njit(cache=True)
 def _scan_batch(
-    table: np.ndarray,
-    rows: np.ndarray,
+    bands: np.ndarray,
+    fits: np.ndarray,
     start: int,
     stop: int,
-    union: np.ndarray,
+    used: np.ndarray,
     counts: np.ndarray,
     first: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
-    n = table.shape[1]
-    batch = rows.shape[0]
+    q = bands.shape[1]
+    batch = fits.shape[0]
     for k in range(start, stop):
-        for b in range(batch):
+        for m in range(batch):
             ok = True
-            for r in range(n):
-                if not (rows[b, r] >> table[k, r]) & 1:
+            for b in range(q):
+                if not fits[m, b, bands[k, b]]:
                     ok = False
                     break
             if ok:
-                if first[b] < 0:
-                    first[b] = k
-                counts[b] += 1
-                for r in range(n):
-                    union[b, r] |= 1 << table[k, r]
+                if first[m] < 0:
+                    first[m] = k
+                counts[m] += 1
+                for b in range(q):
+                    used[m, b, bands[k, b]] = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +348,37 @@ class OverlayBatchResult:
     first: np.ndarray
 
 
+def overlay_batch(
+    geometry: Geometry,
+    masks: np.ndarray,
+    *,
+    time_limit: float | None = None,
+    max_placements: int = MAX_PLACEMENTS,
+    chunk: int = _DEFAULT_CHUNK,
+) -> OverlayBatchResult:
+    """Closure, count and first placement of B sets S given as (B, n, n) bool masks.
+
+    One pass over the table for the whole batch; SolveTimeout when ``time_limit`` passes.
+    """
+    masks = np.asarray(masks, dtype=bool)
+    n = geometry.n
+    if masks.ndim != 3 or masks.shape[1:] != (n, n):
+        raise ValueError(f"masks of a {n}x{n} grid need shape (B, {n}, {n}), got {masks.shape}")
+    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    table = band_table(geometry, max_placements)
+    fits = _fits(table, masks)
+    batch = masks.shape[0]
+    used = np.zeros(fits.shape, dtype=np.bool_)
+    counts = np.zeros(batch, dtype=np.int64)
+    first = np.full(batch, -1, dtype=np.int64)
+    step = max(1, chunk // max(1, batch))
+    for start in range(0, len(table), step):
+        if deadline is not None and time.perf_counter() > deadline:
+            raise SolveTimeout(f"pattern overlay batch stopped at its {time_limit} s time limit")
+        _scan_batch(table.bands, fits, start, min(start + step, len(table)), used, counts, first)
+    return OverlayBatchResult(_union(table, used), counts, first)
+
+
 def overlay_batch_bits(
     geometry: Geometry,
     rows: np.ndarray,
@@ -227,43 +387,18 @@ def overlay_batch_bits(
     max_placements: int = MAX_PLACEMENTS,
     chunk: int = _DEFAULT_CHUNK,
 ) -> OverlayBatchResult:
-    """Closure, count and first placement of B sets S given as (B, n) int64 row bitmasks.
-
-    ``closure`` comes back as (B, n) int64 row bitmasks; SolveTimeout when ``time_limit`` passes.
-    """
-    table = placement_table(geometry, max_placements)
-    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    """Like ``overlay_batch`` for S given as (B, n) int64 row bitmasks; the closure is row bitmasks too."""
+    rows = np.asarray(rows, dtype=np.int64)
     if rows.ndim != 2 or rows.shape[1] != geometry.n:
         raise ValueError(f"row bitmasks of a {geometry.n}x{geometry.n} grid need shape (B, {geometry.n})")
-    batch = rows.shape[0]
-    union = np.zeros((batch, geometry.n), dtype=np.int64)
-    counts = np.zeros(batch, dtype=np.int64)
-    first = np.full(batch, -1, dtype=np.int64)
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
-    step = max(1, chunk // max(1, batch))
-    for start in range(0, table.shape[0], step):
-        if deadline is not None and time.perf_counter() > deadline:
-            raise SolveTimeout(f"pattern overlay batch stopped at its {time_limit} s time limit")
-        _scan_batch(table, rows, start, min(start + step, table.shape[0]), union, counts, first)
-    return OverlayBatchResult(union, counts, first)
-
-
-def overlay_batch(
-    geometry: Geometry,
-    masks: np.ndarray,
-    *,
-    time_limit: float | None = None,
-    max_placements: int = MAX_PLACEMENTS,
-) -> OverlayBatchResult:
-    """Closure, count and first placement of B sets S given as (B, n, n) bool masks."""
-    masks = np.asarray(masks, dtype=bool)
-    n = geometry.n
-    if masks.ndim != 3 or masks.shape[1:] != (n, n):
-        raise ValueError(f"masks of a {n}x{n} grid need shape (B, {n}, {n}), got {masks.shape}")
-    result = overlay_batch_bits(
-        geometry, row_bitmasks(masks), time_limit=time_limit, max_placements=max_placements
+    result = overlay_batch(
+        geometry,
+        _bits_to_masks(rows, geometry.n),
+        time_limit=time_limit,
+        max_placements=max_placements,
+        chunk=chunk,
     )
-    return OverlayBatchResult(_bits_to_masks(result.closure, n), result.counts, result.first)
+    return OverlayBatchResult(row_bitmasks(result.closure), result.counts, result.first)
 
 
 class OverlayNishio:
@@ -288,18 +423,21 @@ class OverlayNishio:
         ``saturate``: also stop once the union is all of S (then the hit count is partial).
         """
         deadline = None if time_limit is None else time.perf_counter() + time_limit
-        table = placement_table(instance.geometry, self.max_placements)
+        table = band_table(instance.geometry, self.max_placements)
+        fits = _fits(table, instance.mask[None])[0]
         rows = row_bitmasks(instance.mask)
+        used = np.zeros(fits.shape, dtype=np.bool_)
         union = np.zeros(instance.n, dtype=np.int64)
         hits, first = 0, -1
-        total = table.shape[0]
+        total = len(table)
         start = 0
         while start < total:
             if deadline is not None and time.perf_counter() > deadline:
                 raise SolveTimeout(f"pattern overlay stopped at its {time_limit} s time limit")
             stop = min(start + self.chunk, total)
+            left = max(0, limit - hits) if limit > 0 else 0
             got, at, end = _scan(
-                table, rows, start, stop, max(0, limit - hits) if limit > 0 else 0, union, saturate
+                table.bands, table.patterns, fits, rows, start, stop, left, saturate, used, union
             )
             if first < 0:
                 first = at
@@ -314,7 +452,7 @@ class OverlayNishio:
         _, first, _, _ = self._run(instance, 1, time_limit)
         if first < 0:
             return None
-        return placement_table(instance.geometry, self.max_placements)[first].astype(np.int64)
+        return band_table(instance.geometry, self.max_placements).columns(first)
 
     def closure(self, instance: NishioInstance, time_limit: float | None = None) -> np.ndarray:
         """S': the union of the placements inside S, as an (n, n) bool mask."""

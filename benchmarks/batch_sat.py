@@ -1,6 +1,6 @@
 """Batch SAT solving of the forum-hardest 9x9 corpus: every candidate configuration side by side.
 
-    /work/venv/bin/python benchmarks/batch_sat.py [--limit N] [--only NAME,...] [--unique] [--chunk 64]
+    .venv/bin/python benchmarks/batch_sat.py [--limit N] [--only NAME,...] [--unique] [--chunk 64]
 
 The corpus (9,754 puzzles, Sudoku Explainer 11+, all unique) is read in place from
 ``../shared/data/sudoku9``; the script stops with a message when it is absent.  The process

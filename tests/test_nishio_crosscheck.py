@@ -1,0 +1,151 @@
+"""Every Nishio method agrees with every other, on real puzzle states and random sets; the CLI reports it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import DATA, read_lines
+
+from sudoku_cp.cli import main
+from sudoku_cp.formats import parse_grid
+from sudoku_cp.geometry import Geometry
+from sudoku_cp.nishio.api import (
+    NishioDisagreement,
+    applicable_methods,
+    cross_check,
+    solve_nishio,
+)
+from sudoku_cp.nishio.dag import build_dag, closure_batch
+from sudoku_cp.nishio.instance import NishioInstance, digit_instances, instance_text
+from sudoku_cp.nishio.overlay import overlay_batch
+
+FAST = ["dag", "overlay", "matching"]
+
+
+def corpus_instances(name: str, limit: int) -> list[NishioInstance]:
+    return [i for line in read_lines(DATA / name, limit) for i in digit_instances(parse_grid(line))]
+
+
+@pytest.mark.parametrize("corpus", ["norvig_top95.txt", "forum_hardest_200.txt", "clue17_100.txt"])
+def test_dag_and_overlay_closures_agree_on_every_digit_of_real_puzzles(corpus: str) -> None:
+    instances = corpus_instances(corpus, None if corpus == "norvig_top95.txt" else 100)
+    masks = np.stack([i.mask for i in instances])
+    dag = closure_batch(build_dag(3, 3), masks)
+    overlay = overlay_batch(Geometry(3, 3), masks)
+    assert np.array_equal(dag, overlay.closure)
+    assert dag.any(axis=(1, 2)).all()  # a solvable puzzle has a placement for every digit
+
+
+def test_every_method_agrees_on_digit_subproblems_of_hard_puzzles() -> None:
+    instances = corpus_instances("norvig_hardest.txt", None)[::3]
+    for instance in instances:
+        check = cross_check(instance, count=True)
+        assert set(check.results) == set(applicable_methods(instance))
+        assert check.reference.satisfiable
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3)])
+def test_every_method_agrees_on_random_sets_of_every_box_shape(shape: tuple[int, int]) -> None:
+    g = Geometry(*shape)
+    rng = np.random.default_rng(99)
+    for k in range(12):
+        density = (0.15, 0.4, 0.7, 0.95)[k % 4]
+        cross_check(NishioInstance(g, rng.random((g.n, g.n)) < density), count=True)
+
+
+def test_matching_relaxation_keeps_every_cell_of_the_exact_closure() -> None:
+    rng = np.random.default_rng(5)
+    g = Geometry(3, 3)
+    for _ in range(200):
+        instance = NishioInstance(g, rng.random((9, 9)) < 0.35)
+        exact = solve_nishio(instance, "dag").closure
+        relaxed = solve_nishio(instance, "matching").closure
+        assert exact is not None and relaxed is not None
+        assert not (exact & ~relaxed).any() and not (relaxed & ~instance.mask).any()
+
+
+def test_a_disagreement_is_reported_with_both_methods_and_the_cell(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sudoku_cp.nishio import overlay
+
+    original = overlay.OverlayNishio.closure
+
+    def broken(self: overlay.OverlayNishio, instance: NishioInstance, time_limit: float | None = None) -> np.ndarray:
+        out = original(self, instance, time_limit).copy()
+        out[0, np.argmax(out[0])] = False  # drop one cell of the true closure
+        return out
+
+    monkeypatch.setattr(overlay.OverlayNishio, "closure", broken)
+    from sudoku_cp.nishio.api import make_method
+
+    make_method.cache_clear()
+    try:
+        with pytest.raises(NishioDisagreement, match=r"overlay"):
+            cross_check(NishioInstance.full(Geometry(2, 2)), ["dag", "overlay"])
+    finally:
+        make_method.cache_clear()
+
+
+def test_json_result_has_the_documented_fields() -> None:
+    instance = digit_instances(parse_grid((DATA / "aiescargot.txt").read_text()), [7])[0]
+    obj = solve_nishio(instance, "dag", count=True).to_json()
+    for key in ("n", "box", "method", "satisfiable", "closure", "eliminated", "count", "seconds"):
+        assert key in obj
+    assert obj["n"] == 9 and obj["box"] == "3x3" and obj["method"] == "dag"
+    cells = obj["closure"]
+    assert isinstance(cells, list) and cells == sorted(cells) and min(min(c) for c in cells) >= 1
+
+
+def test_cli_answers_an_instance_file_and_draws_it(tmp_path: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]) -> None:
+    from test_nishio_dag import FIGURE_1_LIKE
+
+    path = tmp_path / "fig1.txt"  # type: ignore[operator]
+    path.write_text(FIGURE_1_LIKE)
+    svg = tmp_path / "fig1.svg"  # type: ignore[operator]
+    assert main(["nishio", str(path), "--count", "--svg", str(svg)]) == 0
+    out = capsys.readouterr().out
+    assert "R9C5" in out and "placements: 4" in out
+    assert svg.read_text().startswith("<svg") and "R9C5 eliminated" in svg.read_text()
+    assert main(["nishio", str(path), "--method", "all", "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {o["method"] for o in lines} >= set(FAST)
+    assert all([9, 5] in o["eliminated"] for o in lines)
+
+
+def test_cli_runs_every_digit_of_a_batch_and_reports_bad_lines(tmp_path: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = read_lines(DATA / "norvig_top95.txt", 5)
+    lines.insert(2, "12345")  # a bad line: reported, and the rest answered
+    path = tmp_path / "p.txt"  # type: ignore[operator]
+    path.write_text("\n".join(lines) + "\n")
+    code = main(["nishio", "--puzzle", str(path), "--all-digits", "--json"])
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 2
+    assert len(out) == 5 * 9 + 1
+    assert [o["status"] for o in out].count("invalid") == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["nishio"], "give an INSTANCE"),
+        (["nishio", "--puzzle", "." * 81], "--digit"),
+        (["nishio", "--puzzle", "." * 81, "--digit", "10"], "out of range"),
+        (["nishio", "/no/such/file"], "no such file"),
+    ],
+)
+def test_cli_bad_usage_gives_one_line_and_exit_2(argv: list[str], message: str) -> None:
+    run = subprocess.run([sys.executable, "-m", "sudoku_cp", *argv], capture_output=True, text=True)
+    assert run.returncode == 2
+    assert message in run.stderr and "Traceback" not in run.stderr
+
+
+def test_cli_reports_a_malformed_instance_with_its_line(tmp_path: pytest.TempPathFactory) -> None:
+    instance = NishioInstance.full(Geometry(2, 2))
+    text = instance_text(instance).replace("xxxx\nxxxx\n", "xxxx\nxxqx\n", 1)
+    path = tmp_path / "bad.txt"  # type: ignore[operator]
+    path.write_text(text)
+    run = subprocess.run([sys.executable, "-m", "sudoku_cp", "nishio", str(path)], capture_output=True, text=True)
+    assert run.returncode == 2 and "line 2" in run.stderr and "'q'" in run.stderr

@@ -353,6 +353,8 @@ def run_nishio(args: argparse.Namespace) -> int:
                 if args.json:
                     if obj:
                         sys.stdout.write(json_dumps(obj) + "\n")
+                elif code == EXIT_BAD_INPUT:
+                    sys.stderr.write(f"sudoku-cp: error: {text}\n")
                 else:
                     sys.stdout.write(text + "\n\n" if text else "")
                 codes.append(code)

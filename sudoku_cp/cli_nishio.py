@@ -51,7 +51,7 @@ seconds; puzzle instances also carry puzzle (0-based index) and digit.
 examples:
   sudoku-cp nishio instance.txt
   sudoku-cp nishio instance.txt --method all
-  sudoku-cp nishio --puzzle "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......" --digit 7
+  sudoku-cp nishio --puzzle puzzle.txt --digit 7
   sudoku-cp nishio --puzzle puzzles.txt --all-digits --json
   sudoku-cp nishio instance.txt --count --svg closure.svg
 

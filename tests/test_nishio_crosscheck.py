@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,9 +25,11 @@ from sudoku_cp.nishio.instance import NishioInstance, digit_instances, instance_
 from sudoku_cp.nishio.overlay import overlay_batch
 
 FAST = ["dag", "overlay", "matching"]
+Capture = pytest.CaptureFixture[str]
+Mask = np.ndarray
 
 
-def corpus_instances(name: str, limit: int) -> list[NishioInstance]:
+def corpus_instances(name: str, limit: int | None) -> list[NishioInstance]:
     return [i for line in read_lines(DATA / name, limit) for i in digit_instances(parse_grid(line))]
 
 
@@ -73,7 +76,9 @@ def test_a_disagreement_is_reported_with_both_methods_and_the_cell(monkeypatch: 
 
     original = overlay.OverlayNishio.closure
 
-    def broken(self: overlay.OverlayNishio, instance: NishioInstance, time_limit: float | None = None) -> np.ndarray:
+    def broken(
+        self: overlay.OverlayNishio, instance: NishioInstance, time_limit: float | None = None
+    ) -> np.ndarray:
         out = original(self, instance, time_limit).copy()
         out[0, np.argmax(out[0])] = False  # drop one cell of the true closure
         return out
@@ -99,12 +104,12 @@ def test_json_result_has_the_documented_fields() -> None:
     assert isinstance(cells, list) and cells == sorted(cells) and min(min(c) for c in cells) >= 1
 
 
-def test_cli_answers_an_instance_file_and_draws_it(tmp_path: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_answers_an_instance_file_and_draws_it(tmp_path: Path, capsys: Capture) -> None:
     from test_nishio_dag import FIGURE_1_LIKE
 
-    path = tmp_path / "fig1.txt"  # type: ignore[operator]
+    path = tmp_path / "fig1.txt"
     path.write_text(FIGURE_1_LIKE)
-    svg = tmp_path / "fig1.svg"  # type: ignore[operator]
+    svg = tmp_path / "fig1.svg"
     assert main(["nishio", str(path), "--count", "--svg", str(svg)]) == 0
     out = capsys.readouterr().out
     assert "R9C5" in out and "placements: 4" in out
@@ -115,10 +120,10 @@ def test_cli_answers_an_instance_file_and_draws_it(tmp_path: pytest.TempPathFact
     assert all([9, 5] in o["eliminated"] for o in lines if o["exact"])
 
 
-def test_cli_runs_every_digit_of_a_batch_and_reports_bad_lines(tmp_path: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_runs_every_digit_of_a_batch_and_reports_bad_lines(tmp_path: Path, capsys: Capture) -> None:
     lines = read_lines(DATA / "norvig_top95.txt", 5)
     lines.insert(2, "12345")  # a bad line: reported, and the rest answered
-    path = tmp_path / "p.txt"  # type: ignore[operator]
+    path = tmp_path / "p.txt"
     path.write_text("\n".join(lines) + "\n")
     code = main(["nishio", "--puzzle", str(path), "--all-digits", "--json"])
     out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
@@ -142,10 +147,12 @@ def test_cli_bad_usage_gives_one_line_and_exit_2(argv: list[str], message: str) 
     assert message in run.stderr and "Traceback" not in run.stderr
 
 
-def test_cli_reports_a_malformed_instance_with_its_line(tmp_path: pytest.TempPathFactory) -> None:
+def test_cli_reports_a_malformed_instance_with_its_line(tmp_path: Path) -> None:
     instance = NishioInstance.full(Geometry(2, 2))
     text = instance_text(instance).replace("xxxx\nxxxx\n", "xxxx\nxxqx\n", 1)
-    path = tmp_path / "bad.txt"  # type: ignore[operator]
+    path = tmp_path / "bad.txt"
     path.write_text(text)
-    run = subprocess.run([sys.executable, "-m", "sudoku_cp", "nishio", str(path)], capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "sudoku_cp", "nishio", str(path)], capture_output=True, text=True
+    )
     assert run.returncode == 2 and "line 2" in run.stderr and "'q'" in run.stderr

@@ -88,9 +88,9 @@ def make_method(name: str) -> NishioMethod:
 
 def applicable_methods(instance: NishioInstance) -> list[str]:
     """The methods that can answer this instance's geometry in reasonable time and memory."""
-    from .dag import MAX_DAG_SIDE
-
     import importlib.util
+
+    from .dag import MAX_DAG_SIDE
 
     n = instance.n
     names = []

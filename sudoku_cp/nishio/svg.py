@@ -72,7 +72,8 @@ def closure_svg(
             out.append(f'<circle cx="{cx}" cy="{cy}" r="{radius}" fill="#999"><title>{name}</title></circle>')
         elif closure[r, c]:
             out.append(
-                f'<circle cx="{cx}" cy="{cy}" r="{radius}" fill="{_KEPT}"><title>{name} in S\'</title></circle>'
+                f'<circle cx="{cx}" cy="{cy}" r="{radius}" fill="{_KEPT}">'
+                f"<title>{name} in S'</title></circle>"
             )
         else:
             d = radius

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .formats import ParseError, json_dumps, parse_puzzles, read_text
+from . import cli
+from .cli import EXIT_BAD_INPUT, EXIT_NO_SOLUTION, EXIT_OK, EXIT_UNKNOWN
+from .formats import ParseError, json_dumps, parse_puzzles
 from .geometry import Geometry
 from .nishio.instance import NishioInstance, digit_instances, parse_instance
 from .progress import Progress
@@ -21,7 +23,6 @@ from .verify import given_conflict
 
 __all__ = ["NISHIO_HELP", "add_nishio_command"]
 
-EXIT_OK, EXIT_NONE, EXIT_BAD_INPUT, EXIT_UNKNOWN = 0, 1, 2, 3
 
 NISHIO_HELP = """\
 Nishio: which cells of S (the cells still open to one digit) lie in at least one valid
@@ -73,15 +74,6 @@ class _Job:
     error: str | None = None
 
 
-class NishioCliError(Exception):
-    """A problem to report in one line, with its exit code."""
-
-    def __init__(self, message: str, code: int = EXIT_BAD_INPUT) -> None:
-        super().__init__(message)
-        self.message = message
-        self.code = code
-
-
 def add_nishio_command(commands: argparse._SubParsersAction, formatter: type[argparse.HelpFormatter]) -> None:
     """Register ``nishio`` on the subcommand parser of ``sudoku-cp``."""
     parser = commands.add_parser(
@@ -97,7 +89,9 @@ def add_nishio_command(commands: argparse._SubParsersAction, formatter: type[arg
         "--digit", type=int, action="append", metavar="D", help="the digit (1-based; repeatable)"
     )
     source.add_argument("--all-digits", action="store_true", help="every digit of every puzzle")
-    parser.add_argument("--box", type=_box, metavar="PxQ", help="box shape, P rows by Q columns (e.g. 2x3)")
+    parser.add_argument(
+        "--box", type=cli._box, metavar="PxQ", help="box shape, P rows by Q columns (e.g. 2x3)"
+    )
     parser.add_argument(
         "--method",
         choices=("dag", "overlay", "matching", "sat", "cpsat", "xc", "all"),
@@ -115,47 +109,26 @@ def add_nishio_command(commands: argparse._SubParsersAction, formatter: type[arg
     parser.set_defaults(run=run_nishio)
 
 
-def _box(text: str) -> tuple[int, int]:
-    from .geometry import GeometryError, parse_box
-
-    try:
-        return parse_box(text)
-    except GeometryError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _read(argument: str) -> tuple[str, str | None]:
-    import os
-
-    if argument == "-":
-        return sys.stdin.read(), "<stdin>"
-    if os.path.exists(argument):
-        return read_text(argument), argument
-    return argument, None
-
-
 def _jobs(args: argparse.Namespace) -> list[_Job]:
     if args.puzzle is None:
         if args.instance is None:
-            raise NishioCliError("give an INSTANCE file, or --puzzle with --digit or --all-digits")
+            raise cli.CliError("give an INSTANCE file, or --puzzle with --digit or --all-digits")
         if args.digit or args.all_digits:
-            raise NishioCliError("--digit and --all-digits need --puzzle")
-        text, name = _read(args.instance)
-        if name is None:
-            raise NishioCliError(f"no such file: {args.instance}")
+            raise cli.CliError("--digit and --all-digits need --puzzle")
+        text, name = cli._read_argument(args.instance, literal=False)
         try:
-            return [_Job(parse_instance(text, box=args.box), name)]
+            return [_Job(parse_instance(text, box=args.box), name or args.instance)]
         except ParseError as error:
-            raise NishioCliError(f"{name}: {error}") from None
+            raise cli.CliError(f"{name}: {error}") from None
     if args.instance is not None:
-        raise NishioCliError("give either INSTANCE or --puzzle, not both")
+        raise cli.CliError("give either INSTANCE or --puzzle, not both")
     if not args.digit and not args.all_digits:
-        raise NishioCliError("--puzzle needs --digit D or --all-digits")
-    text, name = _read(args.puzzle)
+        raise cli.CliError("--puzzle needs --digit D or --all-digits")
+    text, name = cli._read_argument(args.puzzle)
     try:
         items = parse_puzzles(text, box=args.box)
     except ParseError as error:
-        raise NishioCliError(f"{name or 'puzzle'}: {error}") from None
+        raise cli.CliError(f"{name or 'puzzle'}: {error}") from None
     jobs: list[_Job] = []
     for item in items:
         where = f"puzzle {item.index + 1}" + (f" (line {item.line})" if name else "")
@@ -266,7 +239,7 @@ def _answer(job: _Job, args: argparse.Namespace) -> Iterator[tuple[dict[str, obj
         if result.count is not None:
             lines.append(f"placements: {'' if result.count.complete else 'at least '}{result.count.count}")
         lines.append(f"({result.method}, {result.seconds * 1000:.3f} ms)")
-        code = EXIT_NONE if result.satisfiable is False else EXIT_OK
+        code = EXIT_NO_SOLUTION if result.satisfiable is False else EXIT_OK
         yield obj, "\n".join(lines), code
     if args.method == "all":
         names = ", ".join(r.method for r in results if not r.unknown)
@@ -323,28 +296,23 @@ def _batch_dag(jobs: list[_Job], args: argparse.Namespace) -> list[tuple[dict[st
             if (counts[k] > 0) != sat:
                 raise AssertionError("dag count and closure disagree")
         obj["seconds"] = round(each, 9)
-        out.append((obj, "", EXIT_OK if sat else EXIT_NONE))
+        out.append((obj, "", EXIT_OK if sat else EXIT_NO_SOLUTION))
         k += 1
     return out
 
 
 def run_nishio(args: argparse.Namespace) -> int:
     """Run the nishio subcommand; returns the exit code."""
-    try:
-        jobs = _jobs(args)
-    except NishioCliError as error:
-        sys.stderr.write(f"sudoku-cp: error: {error.message}\n")
-        return error.code
+    jobs = _jobs(args)  # a cli.CliError becomes one line and exit 2 in cli.main
     if args.svg and len(jobs) != 1:
-        sys.stderr.write(f"sudoku-cp: error: --svg draws one instance, but the input gives {len(jobs)}\n")
-        return EXIT_BAD_INPUT
+        raise cli.CliError(f"--svg draws one instance, but the input gives {len(jobs)}")
     codes = []
     batch = _batch_dag(jobs, args)
     if batch is not None:
         for obj, _, code in batch:
             sys.stdout.write(json_dumps(obj) + "\n")
             codes.append(code)
-        return _worst(codes)
+        return cli.worst_exit(codes)
     with Progress(len(jobs), label="nishio", enabled=False if args.no_progress else None) as bar:
         for job in jobs:
             for obj, text, code in _answer(job, args):
@@ -361,7 +329,7 @@ def run_nishio(args: argparse.Namespace) -> int:
                 if args.svg and job.instance is not None and obj.get("closure") is not None:
                     _write_svg(args.svg, job, obj)
             bar.update()
-    return _worst(codes)
+    return cli.worst_exit(codes)
 
 
 def _write_svg(path: str, job: _Job, obj: dict[str, object]) -> None:
@@ -375,8 +343,3 @@ def _write_svg(path: str, job: _Job, obj: dict[str, object]) -> None:
     title = f"{job.label}: S' by {obj['method']}"
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(closure_svg(job.instance, closure, title=title))
-
-
-def _worst(codes: list[int]) -> int:
-    order = (EXIT_OK, EXIT_NONE, EXIT_UNKNOWN, EXIT_BAD_INPUT)
-    return max(codes, key=order.index, default=EXIT_OK)

@@ -33,7 +33,14 @@ from ortools.sat.python import cp_model
 from .geometry import Geometry
 from .grid import Grid
 
-__all__ = ["CpsatModelKind", "SudokuCpModel", "build_cpsat_model", "export_cpsat_model", "solution_vector"]
+__all__ = [
+    "CpsatModelKind",
+    "SudokuCpModel",
+    "build_cpsat_model",
+    "export_cpsat_model",
+    "model_text",
+    "solution_vector",
+]
 
 
 class CpsatModelKind(Enum):
@@ -151,11 +158,16 @@ def build_cpsat_model(puzzle: Grid, kind: CpsatModelKind | str = CpsatModelKind.
     return SudokuCpModel(model, kind, puzzle.geometry, variables)
 
 
-def export_cpsat_model(model: SudokuCpModel) -> str:
-    """The model as protobuf text, exactly what ``CpModel.export_to_file`` writes for a '.pb.txt' name."""
+def model_text(model: cp_model.CpModel) -> str:
+    """Any CP-SAT model as protobuf text, exactly what ``CpModel.export_to_file`` writes for '.pb.txt'."""
     with tempfile.TemporaryDirectory(prefix="sudoku_cp_") as directory:
         path = os.path.join(directory, "model.pb.txt")
-        if not model.model.export_to_file(path):
+        if not model.export_to_file(path):
             raise OSError(f"CP-SAT could not write its model to {path}")
         with open(path, encoding="utf-8") as handle:
             return handle.read()
+
+
+def export_cpsat_model(model: SudokuCpModel) -> str:
+    """The puzzle's model as protobuf text."""
+    return model_text(model.model)

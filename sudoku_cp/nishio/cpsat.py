@@ -18,8 +18,6 @@ constraint ``empty_rR`` (an empty ``bool_or``, false), since CP-SAT rejects an e
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
@@ -27,7 +25,7 @@ from enum import Enum
 import numpy as np
 from ortools.sat.python import cp_model
 
-from ..cpsat import solution_vector
+from ..cpsat import model_text, solution_vector
 from .instance import NishioInstance, SolveTimeout
 from .method import NishioCount
 from .model_support import Deadline, checked_placement
@@ -168,12 +166,7 @@ def build_nishio_cpsat(
 
 def export_nishio_cpsat(model: NishioCpModel) -> str:
     """The model as protobuf text, exactly what ``CpModel.export_to_file`` writes for a '.pb.txt' name."""
-    with tempfile.TemporaryDirectory(prefix="sudoku_cp_") as directory:
-        path = os.path.join(directory, "model.pb.txt")
-        if not model.model.export_to_file(path):
-            raise OSError(f"CP-SAT could not write its model to {path}")
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
+    return model_text(model.model)
 
 
 class _Counter(cp_model.CpSolverSolutionCallback):

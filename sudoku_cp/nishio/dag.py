@@ -80,6 +80,19 @@ def _enumerate_vertices(n: int, p: int) -> np.ndarray:  # pragma: no cover - com
 
 
 @numba.njit(cache=True)
+def _fill_band_counts(mask: int, p: int, counts: np.ndarray) -> int:  # pragma: no cover - compiled
+    """Rows of ``mask`` in each band, written to ``counts``; returns the smallest count."""
+    low = p
+    for b in range(len(counts)):
+        c = 0
+        for j in range(p):
+            c += (mask >> (b * p + j)) & 1
+        counts[b] = c
+        low = min(low, c)
+    return low
+
+
+@numba.njit(cache=True)
 def _build_arcs(
     masks: np.ndarray, index_of: np.ndarray, n: int, p: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover - compiled
@@ -90,13 +103,7 @@ def _build_arcs(
     # First pass: out-degrees.
     for v in range(v_count):
         m = masks[v]
-        low = n
-        for b in range(bands):
-            c = 0
-            for j in range(p):
-                c += (m >> (b * p + j)) & 1
-            counts[b] = c
-            low = min(low, c)
+        low = _fill_band_counts(m, p, counts)
         deg = 0
         for b in range(bands):
             if counts[b] == low:
@@ -106,13 +113,7 @@ def _build_arcs(
     row = np.empty(start[v_count], dtype=np.int8)
     for v in range(v_count):
         m = masks[v]
-        low = n
-        for b in range(bands):
-            c = 0
-            for j in range(p):
-                c += (m >> (b * p + j)) & 1
-            counts[b] = c
-            low = min(low, c)
+        low = _fill_band_counts(m, p, counts)
         k = start[v]
         for r in range(n):
             if (m >> r) & 1 == 0 and counts[r // p] == low:

@@ -97,7 +97,7 @@ class Formula:
             matrix[row, : len(clause)] = clause
         return matrix
 
-    def clause_values(self, assignment: Sequence[bool]) -> np.ndarray:
+    def clause_values(self, assignment: Sequence[bool] | np.ndarray) -> np.ndarray:
         """Boolean per clause: is it satisfied by the assignment (``assignment[v - 1]`` is variable v)?"""
         if len(assignment) < self.num_vars:
             raise ValueError(f"assignment has {len(assignment)} values for {self.num_vars} variables")
@@ -107,11 +107,11 @@ class Formula:
         true_literal = values[np.abs(matrix)] ^ (matrix < 0)
         return np.asarray((true_literal & (matrix != 0)).any(axis=1), dtype=bool)
 
-    def satisfied_by(self, assignment: Sequence[bool]) -> bool:
+    def satisfied_by(self, assignment: Sequence[bool] | np.ndarray) -> bool:
         """True when every clause has a true literal; values beyond num_vars are ignored."""
         return bool(self.clause_values(assignment).all())
 
-    def unsatisfied_clauses(self, assignment: Sequence[bool]) -> list[int]:
+    def unsatisfied_clauses(self, assignment: Sequence[bool] | np.ndarray) -> list[int]:
         """1-based numbers of the clauses the assignment falsifies."""
         return [int(i) + 1 for i in np.flatnonzero(~self.clause_values(assignment))]
 

@@ -1,0 +1,283 @@
+"""The ``sudoku-cp verify`` subcommand: any solver's answers checked against SAT ground truth.
+
+Part of the command line (``cli.py`` registers it); like ``cli.py`` it prints, the library
+(``sudoku_cp.audit``) does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterable, Sequence
+
+from . import cli
+from .audit import (
+    AnswerFileSolver,
+    AuditError,
+    BackendSolver,
+    GroundTruth,
+    ProgramSolver,
+    RunResult,
+    Solver,
+    SolverTally,
+    Verdict,
+    audit,
+    read_answer_lines,
+)
+from .backends.base import BackendError
+from .formats import PuzzleItem, json_dumps
+from .progress import Progress
+
+__all__ = ["EXIT_WRONG", "VERIFY_HELP", "add_verify_command", "run_verify"]
+
+EXIT_WRONG = 4
+# Most severe first: a wrong answer outweighs everything, then bad input, then runs without answers.
+_VERDICT_EXIT = {
+    Verdict.WRONG: EXIT_WRONG,
+    Verdict.INVALID: cli.EXIT_BAD_INPUT,
+    Verdict.TIMEOUT: cli.EXIT_UNKNOWN,
+    Verdict.CRASH: cli.EXIT_UNKNOWN,
+    Verdict.UNKNOWN: cli.EXIT_UNKNOWN,
+    Verdict.CORRECT: cli.EXIT_OK,
+}
+_EXIT_ORDER = (EXIT_WRONG, cli.EXIT_BAD_INPUT, cli.EXIT_UNKNOWN, cli.EXIT_OK)
+_COLUMNS = ("runs", "solved", "success", "median s", "mean s", "max s", "timeouts", "crashes", "unknown")
+_LISTED_WRONG = 20  # wrong runs named per solver under the table (all of them are in --json)
+
+VERIFY_HELP = """\
+Run solvers over a corpus (one puzzle per line, or one puzzle) and check every answer against
+SAT ground truth.  A solver is a backend (--backend, repeatable: pysat, cpsat, dlx, and the
+native ones the registry knows), an external program (--solver-cmd, repeatable) or a file of
+answers made elsewhere (--answers, repeatable).  Backends and programs run --runs times per
+puzzle, each run with its own seed derived from --seed, the puzzle and the run.
+
+Checks: a solution must be complete, valid and keep the givens (the independent checker, no
+solver needed); a "no solution" claim is confirmed by SAT (python-sat); a "unique" claim by a
+SAT search for a second solution; a "multiple" claim by two different valid solutions shown or
+by SAT.  The SAT answer for a puzzle is computed once, when a claim first needs it, and reused.
+Verdicts: correct, wrong, timeout, crash (the solver failed or its output is unreadable),
+unknown (the solver gave up), invalid (the corpus line is not a puzzle).
+
+Output: a line for every run that is not correct, as it happens,
+  <solver>: #<puzzle> line <line> [run <run>]: <verdict> (claimed <claim>): <detail>
+then a table per solver (runs, solved = runs judged correct, success rate, median / mean / max
+seconds over all runs, timeouts, crashes, unknown, wrong) and the wrong runs by puzzle and line.
+With --json: JSON Lines, one object per run (solver, puzzle and run counted from 1, line, seed,
+claimed, verdict, seconds, detail, solution), then {"summary": {...}}.
+
+External programs (--solver-cmd CMD; not a DIMACS solver as in 'solve --solver-cmd'):
+  CMD is split like a shell command and run without a shell, once per puzzle and run.  The
+  puzzle line (the one-line form: '.' blank, 1-9, A-Z, a-z) comes on standard input, or in
+  place of {} in CMD.  {seed} in CMD stands for the run's seed, {box} for the box shape (2x3).
+  The program prints one answer line on standard output ('#' lines are ignored):
+    SOLUTION                 a solution in the same one-line form (integers for n > 61)
+    unique SOLUTION          ... and it is the only one
+    multiple [SOLUTION]      more than one solution (a second SOLUTION may follow on a line)
+    unsat | no solution      no solution exists
+    unknown                  gave up (an empty output counts the same)
+  Exit status nonzero is a crash; at --timeout the program and everything it started (its
+  process group) is killed and the run counts as a timeout.  A missing program, a crash, a
+  hang or unreadable output gives one line per puzzle, and the batch goes on.
+
+Answer files (--answers FILE): one line per puzzle of the corpus, in order, in the same answer
+forms; an empty line is 'unknown'.  A different number of lines is an error.  In-process
+backends get --timeout as their time limit; one that answers well past it is counted as a
+timeout.
+
+examples:
+  sudoku-cp verify --backend acs --runs 10 --timeout 5 corpus.txt
+  sudoku-cp verify --backend dlx --backend cpsat --unique puzzles.txt
+  sudoku-cp verify --solver-cmd "./mysolver" corpus.txt
+  sudoku-cp verify --solver-cmd "./mysolver --seed {seed} {}" --runs 5 corpus.txt
+  sudoku-cp verify --answers their_output.txt corpus.txt
+
+exit codes:
+  0  every answer correct
+  2  usage error or bad input: unreadable corpus, answer file or solver name; a corpus line
+     that is not a puzzle
+  3  some runs timed out, crashed or gave up, none was wrong
+  4  some answer is wrong
+  The most severe code wins, in the order 4 > 2 > 3 > 0."""
+
+
+def add_verify_command(commands: argparse._SubParsersAction, formatter: type[argparse.HelpFormatter]) -> None:
+    """Register ``verify`` on the subcommand parser of ``sudoku-cp``."""
+    parser = commands.add_parser(
+        "verify",
+        help="check a solver's answers (backend, program or file) against SAT ground truth",
+        description=VERIFY_HELP,
+        formatter_class=formatter,
+    )
+    parser.add_argument("puzzle", metavar="CORPUS", help="a puzzle file, '-' for stdin, or the puzzle itself")
+    solvers = parser.add_argument_group("solvers (at least one; each option repeatable)")
+    solvers.add_argument("--backend", action="append", default=[], metavar="NAME", help="a backend by name")
+    solvers.add_argument(
+        "--solver-cmd", action="append", default=[], metavar="CMD", help="an external program (see above)"
+    )
+    solvers.add_argument(
+        "--answers", action="append", default=[], metavar="FILE", help="a file of answers, one per puzzle"
+    )
+    runs = parser.add_argument_group("runs")
+    runs.add_argument(
+        "--runs", type=cli._count(1), default=1, metavar="N", help="runs per puzzle (default: 1)"
+    )
+    runs.add_argument("--seed", type=cli._count(0), default=0, metavar="S", help="base seed (default: 0)")
+    runs.add_argument(
+        "--timeout",
+        "--time-limit",
+        dest="timeout",
+        type=cli._positive_float,
+        metavar="SECONDS",
+        help="time limit per run (default: none)",
+    )
+    runs.add_argument(
+        "--unique", action="store_true", help="ask backends to decide uniqueness too (search limit 2)"
+    )
+    runs.add_argument("--workers", type=cli._count(1), default=1, metavar="N", help="CP-SAT workers")
+    cli._input_options(parser)
+    parser.add_argument("--json", action="store_true", help="JSON Lines: one object per run, then a summary")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal's stderr")
+    parser.set_defaults(run=run_verify)
+
+
+def _solvers(args: argparse.Namespace, items: Sequence[PuzzleItem]) -> list[Solver]:
+    """The solvers the options name, in order: backends, programs, answer files."""
+    if not (args.backend or args.solver_cmd or args.answers):
+        raise cli.CliError("name a solver: --backend NAME, --solver-cmd CMD or --answers FILE")
+    solvers: list[Solver] = []
+    for spec in args.backend:
+        try:
+            solvers.append(BackendSolver(spec, workers=args.workers))
+        except BackendError as error:
+            raise cli.CliError(str(error)) from None
+    for command in args.solver_cmd:
+        try:
+            solvers.append(ProgramSolver(command))
+        except AuditError as error:
+            raise cli.CliError(str(error)) from None
+    for path in args.answers:
+        if path == "-" and args.puzzle == "-":
+            raise cli.CliError("the corpus and --answers cannot both be standard input")
+        text, name = cli._read_argument(path, literal=False)
+        try:
+            lines = read_answer_lines(text, len(items))
+        except AuditError as error:
+            raise cli.CliError(f"{name}: {error}") from None
+        solvers.append(AnswerFileSolver(f"answers:{name}", lines))
+    names = [solver.name for solver in solvers]
+    repeated = next((name for name in names if names.count(name) > 1), None)
+    if repeated is not None:
+        raise cli.CliError(f"solver {repeated!r} is named twice")
+    return solvers
+
+
+def _run_line(result: RunResult, runs: int) -> str:
+    """The line for a run that is not correct."""
+    where = f"#{result.index + 1} line {result.line}"
+    if result.verdict is Verdict.INVALID:
+        return f"{result.solver}: {where}: invalid puzzle: {cli._short_error(result.detail, result.line)}"
+    where += f" run {result.run + 1}" if runs > 1 else ""
+    return (
+        f"{result.solver}: {where}: {result.verdict.value} (claimed {result.claimed.value}): {result.detail}"
+    )
+
+
+def _table(tallies: Sequence[SolverTally], runs: int) -> list[str]:
+    """The summary table, one row per solver, and the wrong runs by puzzle."""
+    show_invalid = any(t.verdicts[Verdict.INVALID] for t in tallies)
+    header = ["solver", *_COLUMNS, "wrong", *(["invalid"] if show_invalid else [])]
+    rows = [header]
+    for t in tallies:
+        median, mean, most = t.time_stats()
+        v = t.verdicts
+        row = [t.solver, str(t.runs), str(v[Verdict.CORRECT]), f"{100 * t.success_rate:.1f}%"]
+        row += [f"{median:.4f}", f"{mean:.4f}", f"{most:.4f}"]
+        row += [
+            str(v[Verdict.TIMEOUT]),
+            str(v[Verdict.CRASH]),
+            str(v[Verdict.UNKNOWN]),
+            str(v[Verdict.WRONG]),
+        ]
+        if show_invalid:
+            row.append(str(v[Verdict.INVALID]))
+        rows.append(row)
+    widths = [max(len(row[k]) for row in rows) for k in range(len(header))]
+    lines = [
+        "  ".join(
+            cell.ljust(w) if k == 0 else cell.rjust(w)
+            for k, (cell, w) in enumerate(zip(row, widths, strict=True))
+        )
+        for row in rows
+    ]
+    for t in tallies:
+        if t.wrong:
+            named = [
+                f"#{r.index + 1} (line {r.line}" + (f", run {r.run + 1})" if runs > 1 else ")")
+                for r in t.wrong
+            ]
+            more = f" and {len(named) - _LISTED_WRONG} more" if len(named) > _LISTED_WRONG else ""
+            lines.append(f"wrong answers of {t.solver}: {', '.join(named[:_LISTED_WRONG])}{more}")
+    return lines
+
+
+def _exit_code(tallies: Iterable[SolverTally]) -> int:
+    codes = {_VERDICT_EXIT[verdict] for t in tallies for verdict, count in t.verdicts.items() if count}
+    return min(codes, key=_EXIT_ORDER.index, default=cli.EXIT_OK)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """Run ``sudoku-cp verify``; return the exit code."""
+    items, _ = cli._load(args)
+    solvers = _solvers(args, items)
+    truth = GroundTruth()
+    total = sum(
+        args.runs if solver.repeatable and item.grid is not None else 1
+        for solver in solvers
+        for item in items
+    )
+    tallies = {solver.name: SolverTally(solver.name) for solver in solvers}
+    results = audit(
+        items,
+        solvers,
+        runs=args.runs,
+        seed=args.seed,
+        time_limit=args.timeout,
+        unique=args.unique,
+        truth=truth,
+    )
+    stdout_tty = sys.stdout.isatty()
+    with Progress(total, label="verifying", enabled=False if args.no_progress else None) as bar:
+        for result in results:
+            tallies[result.solver].add(result)
+            if args.json or result.verdict is not Verdict.CORRECT:
+                if bar.enabled and stdout_tty:
+                    bar.clear()
+                cli._out(json_dumps(result.to_json()) if args.json else _run_line(result, args.runs))
+            bar.update()
+    code = _exit_code(tallies.values())
+    if args.json:
+        summary: dict[str, object] = {
+            "solvers": [t.to_json() for t in tallies.values()],
+            "puzzles": len(items),
+            "runs_per_puzzle": args.runs,
+            "seed": args.seed,
+            "timeout": args.timeout,
+            "ground_truth": {
+                "backend": truth.backend,
+                "sat_calls": truth.calls,
+                "seconds": round(truth.seconds, 6),
+            },
+            "exit_code": code,
+        }
+        cli._out(json_dumps({"summary": summary}))
+        return code
+    for line in _table(list(tallies.values()), args.runs):
+        cli._out(line)
+    wrong = sum(t.verdicts[Verdict.WRONG] for t in tallies.values())
+    runs = sum(t.runs for t in tallies.values())
+    verdict = f"{wrong} wrong answer{'s' * (wrong != 1)}" if wrong else "no wrong answer"
+    cli._out(
+        f"verify: {len(items)} puzzles, {runs} runs, {verdict}; ground truth: {truth.calls} SAT calls "
+        f"({truth.backend}, {truth.seconds:.3f} s)"
+    )
+    return code

@@ -3,6 +3,9 @@
 * ``pysat`` or ``pysat:<solver>``: a python-sat solver (default CaDiCaL 1.9.5), e.g. ``pysat:glucose4``;
 * ``cpsat`` or ``cpsat:alldiff``: OR-tools CP-SAT on the Boolean or the AllDifferent model;
 * ``dlx``: the native Algorithm X on the exact-cover model;
+* ``backtrack``: propagation and minimum-remaining-values backtracking (numba, complete);
+* ``acs`` or ``acs:<settings>``: the ant colony system with best value evaporation (incomplete;
+  seeded), e.g. ``acs:bve=0,ants=20`` (see ``acs_backend.parse_acs_settings``);
 * a DIMACS solver program is chosen with ``--solver-cmd`` (``program_backend``).
 """
 
@@ -12,7 +15,16 @@ from .base import Backend, BackendError
 
 __all__ = ["BACKEND_NAMES", "make_backend"]
 
-BACKEND_NAMES = ("pysat", "pysat:<solver>", "cpsat", "cpsat:alldiff", "dlx")
+BACKEND_NAMES = (
+    "pysat",
+    "pysat:<solver>",
+    "cpsat",
+    "cpsat:alldiff",
+    "dlx",
+    "backtrack",
+    "acs",
+    "acs:<settings>",
+)
 
 
 def make_backend(
@@ -46,4 +58,12 @@ def make_backend(
         from .dlx_backend import DlxBackend
 
         return DlxBackend()
+    if family == "backtrack" and not variant:
+        from .backtrack_backend import BacktrackBackend
+
+        return BacktrackBackend()
+    if family == "acs":
+        from .acs_backend import AcsBackend, parse_acs_settings
+
+        return AcsBackend(parse_acs_settings(variant), seed=seed)
     raise BackendError(f"unknown backend {spec!r}: choose one of {', '.join(BACKEND_NAMES)}")

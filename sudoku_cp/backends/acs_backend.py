@@ -1,0 +1,108 @@
+"""The ant colony backend: Lloyd & Amos' ant colony system with best value evaporation (numba).
+
+The colony is an incomplete search: it finds one solution or runs out of time.  A run that
+stops without a solution is *unknown* (``complete=False``), never "no solution"; only the
+initial propagation can prove that a puzzle has none.  Without a time limit the colony stops
+after ``DEFAULT_TIME_LIMIT`` seconds, the default of the authors' program, so an unsolvable
+puzzle cannot hang a batch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..grid import Grid
+from ..native.acs import AcsParameters, Q0Rule, acs_solve
+from ..verify import given_conflict
+from .base import BackendError, SearchResult, checked_solutions
+
+__all__ = ["DEFAULT_TIME_LIMIT", "AcsBackend", "parse_acs_settings"]
+
+DEFAULT_TIME_LIMIT = 10.0
+
+# Setting names users write after 'acs:', and the AcsParameters field each one sets.
+_SETTINGS = {
+    "ants": "ants",
+    "q0": "q0",
+    "rho": "rho",
+    "bve": "bve",
+    "xi": "xi",
+    "tau0": "tau0",
+    "rule": "q0_rule",
+    "iterations": "max_iterations",
+}
+
+
+def parse_acs_settings(text: str) -> AcsParameters:
+    """Colony parameters from ``key=value`` pairs separated by commas, e.g. ``bve=0,rule=code``.
+
+    Keys: ants, q0, rho, bve (0 turns best value evaporation off), xi, tau0, rule (paper: greedy
+    when q < q0; code: greedy when q > q0, as the authors' program does), iterations (a cap).
+    An empty text gives the paper's defaults.  Raises BackendError naming the bad setting.
+    """
+    values: dict[str, object] = {}
+    for part in filter(None, (piece.strip() for piece in text.split(","))):
+        key, sep, raw = part.partition("=")
+        key = key.strip()
+        if not sep or key not in _SETTINGS:
+            known = ", ".join(_SETTINGS)
+            raise BackendError(f"acs setting {part!r} is not of the form key=value with a key among {known}")
+        raw = raw.strip()
+        try:
+            if key == "rule":
+                values[_SETTINGS[key]] = Q0Rule(raw)
+            elif key in ("ants", "iterations"):
+                values[_SETTINGS[key]] = int(raw)
+            else:
+                values[_SETTINGS[key]] = float(raw)
+        except ValueError:
+            expected = "paper or code" if key == "rule" else "a number"
+            raise BackendError(f"acs setting {key}={raw!r}: expected {expected}") from None
+    try:
+        return AcsParameters(**values)  # type: ignore[arg-type]
+    except ValueError as error:
+        raise BackendError(f"acs settings {text!r}: {error}") from None
+
+
+class AcsBackend:
+    """Ant colony system; finds at most one solution, seeded and reproducible."""
+
+    name = "acs"
+
+    def __init__(
+        self,
+        parameters: AcsParameters | None = None,
+        *,
+        seed: int = 0,
+        default_time_limit: float | None = DEFAULT_TIME_LIMIT,
+    ) -> None:
+        self.parameters = parameters or AcsParameters()
+        self.seed = seed
+        self.default_time_limit = default_time_limit
+
+    def search(
+        self, puzzle: Grid, limit: int = 1, time_limit: float | None = None, keep: bool = True
+    ) -> SearchResult:
+        """Run the colony once; one checked solution, or none with ``complete=False`` (unknown)."""
+        n = puzzle.n
+        if given_conflict(puzzle) is not None:
+            return SearchResult(np.zeros((0, n, n), np.int16), True)
+        run = acs_solve(
+            puzzle,
+            self.parameters,
+            seed=self.seed,
+            time_limit=time_limit if time_limit is not None else self.default_time_limit,
+        )
+        stats: dict[str, float | int] = {
+            "iterations": run.iterations,
+            "cycles": run.cycles,
+            "seconds": run.seconds,
+        }
+        if run.solution is None:
+            # Only a contradiction found by propagation proves there is no solution.
+            empty = np.zeros((0, n, n), np.int16)
+            return SearchResult(empty, run.contradiction, run.timed_out, 0, stats)
+        stack = checked_solutions(puzzle, run.solution[None], self.name)
+        # Solved by propagation alone (no iteration): every solution must be this one.
+        forced = run.iterations == 0
+        return SearchResult(stack if keep else stack[:0], forced, False, 1, stats)

@@ -1,0 +1,289 @@
+"""Bitset candidate propagation for one puzzle at a time, compiled with numba for the native solvers.
+
+Each cell holds a uint64 mask of its candidate digits (bit d for digit d + 1), so grids up to
+64 x 64 of any p x q box shape fit.  Two rules, those of Lloyd & Amos' ant colony paper (§3.1),
+run to a fixed point:
+
+1. a fixed value (a cell with one candidate left) is eliminated from all the cell's peers;
+2. a value with only one possible place in a unit is fixed there (hidden single).
+
+The propagation is incremental: a work stack of newly fixed cells drives rule 1, and only the
+units whose cells changed are rescanned for rule 2, so fixing one cell inside a search costs
+work near that cell, not a pass over the grid.  In strict mode (backtracking) it stops at the
+first contradiction: a cell with no candidate, or a unit where a value has no place left.  In
+lenient mode (the ant colony) an emptied cell is simply a failed cell and propagation goes on,
+because an ant keeps walking and is scored by the number of cells it managed to fix.
+
+How this differs from ``sudoku_cp.propagation``: that module propagates whole *batches* of
+puzzles at once with vectorized numpy passes (and more rules: locked candidates, pairs) before
+SAT solving.  This one works on a single puzzle inside the loops of the native solvers, where a
+fresh numpy pass per fixed cell would cost far more than the incremental numba kernel here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import numba
+import numpy as np
+
+from ..geometry import Geometry
+from ..grid import Grid
+
+__all__ = [
+    "MAX_SIDE",
+    "MaskPropagation",
+    "PropagationTables",
+    "fix_and_propagate",
+    "fixed_count",
+    "initial_masks",
+    "masks_to_values",
+    "popcount",
+    "propagate_grid",
+    "propagate_masks",
+    "propagation_tables",
+]
+
+MAX_SIDE = 64
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+
+
+@dataclass(frozen=True, slots=True)
+class PropagationTables:
+    """Geometry as int64 arrays for the kernels: peers (c, k), units (3n, n), cell_units (c, 3)."""
+
+    n: int
+    peers: np.ndarray
+    units: np.ndarray
+    cell_units: np.ndarray
+    full: np.uint64
+
+
+@dataclass(frozen=True, slots=True)
+class MaskPropagation:
+    """The fixed point of the two rules: ``masks`` (n*n,) uint64 candidates; ``contradiction``."""
+
+    masks: np.ndarray
+    contradiction: bool
+
+
+@cache
+def propagation_tables(geometry: Geometry) -> PropagationTables:
+    """The kernel tables of a geometry (cached); ValueError beyond 64 x 64."""
+    n = geometry.n
+    if n > MAX_SIDE:
+        raise ValueError(f"bitset propagation handles grids up to {MAX_SIDE}x{MAX_SIDE}, not {n}x{n}")
+    full = np.uint64((1 << n) - 1)
+    return PropagationTables(
+        n,
+        np.ascontiguousarray(geometry.peers(), dtype=np.int64),
+        np.ascontiguousarray(geometry.units, dtype=np.int64),
+        np.ascontiguousarray(geometry.cell_units, dtype=np.int64),
+        full,
+    )
+
+
+@numba.njit(cache=True, inline="always")
+def popcount(x: np.uint64) -> int:  # pragma: no cover - compiled
+    """Number of set bits of a uint64 (SWAR, no branches)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int(np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56)))
+
+
+@numba.njit(cache=True, inline="always")
+def _clear_dirty(unit_dirty: np.ndarray, unit_stack: np.ndarray, unit_top: int) -> None:  # pragma: no cover
+    """Reset the dirty flags of the units still waiting on the stack."""
+    for k in range(unit_top):
+        unit_dirty[unit_stack[k]] = False
+
+
+@numba.njit(cache=True)
+def _propagate(
+    masks: np.ndarray,
+    stack: np.ndarray,
+    top: int,
+    unit_dirty: np.ndarray,
+    unit_stack: np.ndarray,
+    unit_top: int,
+    peers: np.ndarray,
+    units: np.ndarray,
+    cell_units: np.ndarray,
+    full: np.uint64,
+    strict: bool,
+) -> bool:  # pragma: no cover - compiled
+    """Run both rules from the fixed cells on ``stack[:top]`` and dirty units on ``unit_stack``.
+
+    Return False on a contradiction in strict mode (masks are then partly updated); lenient
+    mode always returns True and leaves emptied cells at 0.  Leaves ``unit_dirty`` all False.
+    """
+    n_peers = peers.shape[1]
+    n = units.shape[1]
+    while True:
+        # Rule 1: every newly fixed cell removes its value from its peers.
+        while top > 0:
+            top -= 1
+            cell = stack[top]
+            value = masks[cell]
+            if value == _ZERO:
+                continue
+            for k in range(n_peers):
+                peer = peers[cell, k]
+                m = masks[peer]
+                if m & value:
+                    m &= ~value
+                    masks[peer] = m
+                    if m == _ZERO:
+                        if strict:
+                            _clear_dirty(unit_dirty, unit_stack, unit_top)
+                            return False
+                    elif (m & (m - _ONE)) == _ZERO:
+                        stack[top] = peer
+                        top += 1
+                    for j in range(3):
+                        u = cell_units[peer, j]
+                        if not unit_dirty[u]:
+                            unit_dirty[u] = True
+                            unit_stack[unit_top] = u
+                            unit_top += 1
+        if unit_top == 0:
+            return True
+        # Rule 2 on one changed unit: values with exactly one place get fixed there.
+        unit_top -= 1
+        u = unit_stack[unit_top]
+        unit_dirty[u] = False
+        once = _ZERO
+        twice = _ZERO
+        for k in range(n):
+            m = masks[units[u, k]]
+            twice |= once & m
+            once |= m
+        if strict and once != full:
+            _clear_dirty(unit_dirty, unit_stack, unit_top)
+            return False
+        singles = once & ~twice
+        if singles == _ZERO:
+            continue
+        for k in range(n):
+            cell = units[u, k]
+            m = masks[cell]
+            hit = m & singles
+            if hit == _ZERO or (m & (m - _ONE)) == _ZERO:
+                continue
+            if (hit & (hit - _ONE)) != _ZERO:
+                # One cell is the only place of two values: no solution.
+                if strict:
+                    _clear_dirty(unit_dirty, unit_stack, unit_top)
+                    return False
+                hit &= ~hit + _ONE  # keep the lowest value
+            masks[cell] = hit
+            stack[top] = cell
+            top += 1
+            for j in range(3):
+                v = cell_units[cell, j]
+                if not unit_dirty[v]:
+                    unit_dirty[v] = True
+                    unit_stack[unit_top] = v
+                    unit_top += 1
+
+
+@numba.njit(cache=True)
+def propagate_masks(
+    masks: np.ndarray,
+    peers: np.ndarray,
+    units: np.ndarray,
+    cell_units: np.ndarray,
+    full: np.uint64,
+    strict: bool,
+) -> bool:  # pragma: no cover - compiled
+    """Propagate ``masks`` in place from scratch (every fixed cell, every unit); False on contradiction."""
+    cells = masks.shape[0]
+    stack = np.empty(cells, np.int64)
+    top = 0
+    for cell in range(cells):
+        m = masks[cell]
+        if m == _ZERO:
+            if strict:
+                return False
+        elif (m & (m - _ONE)) == _ZERO:
+            stack[top] = cell
+            top += 1
+    n_units = units.shape[0]
+    unit_dirty = np.ones(n_units, np.bool_)
+    unit_stack = np.arange(n_units).astype(np.int64)
+    return _propagate(
+        masks, stack, top, unit_dirty, unit_stack, n_units, peers, units, cell_units, full, strict
+    )
+
+
+@numba.njit(cache=True)
+def fix_and_propagate(
+    masks: np.ndarray,
+    cell: int,
+    value_bit: np.uint64,
+    stack: np.ndarray,
+    unit_dirty: np.ndarray,
+    unit_stack: np.ndarray,
+    peers: np.ndarray,
+    units: np.ndarray,
+    cell_units: np.ndarray,
+    full: np.uint64,
+    strict: bool,
+) -> bool:  # pragma: no cover - compiled
+    """Fix ``cell`` to ``value_bit`` and propagate incrementally; False on contradiction (strict).
+
+    ``stack`` (n*n,) and ``unit_stack`` (3n,) are scratch; ``unit_dirty`` must be all False.
+    """
+    masks[cell] = value_bit
+    stack[0] = cell
+    top = 1
+    unit_top = 0
+    for j in range(3):
+        u = cell_units[cell, j]
+        unit_dirty[u] = True
+        unit_stack[unit_top] = u
+        unit_top += 1
+    return _propagate(
+        masks, stack, top, unit_dirty, unit_stack, unit_top, peers, units, cell_units, full, strict
+    )
+
+
+@numba.njit(cache=True)
+def fixed_count(masks: np.ndarray) -> int:  # pragma: no cover - compiled
+    """Number of cells with exactly one candidate."""
+    count = 0
+    for cell in range(masks.shape[0]):
+        m = masks[cell]
+        if m != _ZERO and (m & (m - _ONE)) == _ZERO:
+            count += 1
+    return count
+
+
+def initial_masks(puzzle: Grid) -> np.ndarray:
+    """(n*n,) uint64 candidate masks before propagation: a given keeps its digit, an empty cell all."""
+    tables = propagation_tables(puzzle.geometry)
+    values = puzzle.values.reshape(-1).astype(np.uint64)
+    bits = np.left_shift(np.uint64(1), np.maximum(values, np.uint64(1)) - np.uint64(1))
+    return np.where(values > 0, bits, tables.full).astype(np.uint64)
+
+
+def masks_to_values(masks: np.ndarray, n: int) -> np.ndarray:
+    """(n, n) int16 digits of the fixed cells, 0 where a cell has none or several candidates."""
+    masks = np.asarray(masks, dtype=np.uint64)
+    single = (masks != 0) & ((masks & (masks - np.uint64(1))) == 0)
+    digits = np.zeros(masks.shape, dtype=np.int16)
+    if single.any():
+        digits[single] = np.log2(masks[single].astype(np.float64)).round().astype(np.int16) + 1
+    return digits.reshape(n, n)
+
+
+def propagate_grid(puzzle: Grid) -> MaskPropagation:
+    """The fixed point of the two rules from a puzzle's givens (strict: stops at a contradiction)."""
+    tables = propagation_tables(puzzle.geometry)
+    masks = initial_masks(puzzle)
+    ok = propagate_masks(masks, tables.peers, tables.units, tables.cell_units, tables.full, True)
+    masks.setflags(write=False)
+    return MaskPropagation(masks, not ok)

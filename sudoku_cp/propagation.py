@@ -16,6 +16,11 @@ A contradiction is an open cell without candidates, a unit where a missing digit
 left, or two cells of one unit taking the same digit.  Every rule follows from the rules of
 Sudoku without guessing, so a puzzle found contradictory has no solution, and every solution
 of a puzzle keeps all its digits among the candidates.
+
+This module serves the SAT batch path: whole batches at once, in numpy passes.  The native
+solvers (backtracking, ant colony) use ``sudoku_cp.native.propagation`` instead: one puzzle,
+uint64 candidate bitsets, only elimination and hidden singles, incremental after each fixed
+cell inside a numba search loop.
 """
 
 from __future__ import annotations

@@ -96,6 +96,12 @@ backends (--backend):
   cpsat            OR-tools CP-SAT on the Boolean model (--workers, --seed)
   cpsat:alldiff    CP-SAT with one integer per cell and AllDifferent per unit
   dlx              native Algorithm X on the exact-cover model (default for count)
+  backtrack        native propagation + minimum-remaining-values backtracking (complete)
+  acs              ant colony system with best value evaporation (Lloyd & Amos; incomplete:
+                   finds one solution or says unknown; --seed; 10 s unless --time-limit);
+                   acs:<key=value,...> sets ants, q0, rho, bve (0: off), xi, tau0,
+                   rule (paper: greedy when q < q0, default; code: as the authors' program),
+                   iterations (a cap), e.g. --backend acs:bve=0,rule=code
   --solver-cmd CMD any DIMACS SAT program, e.g. "cadical -q", "kissat -q", "minisat";
                    {cnf} and {out} in CMD stand for the CNF file and a result file"""
 
@@ -579,7 +585,9 @@ def _backend_arguments(parser: argparse.ArgumentParser, default: str) -> None:
     group.add_argument(
         "--workers", type=_count(1), default=1, metavar="N", help="CP-SAT search workers (default: 1)"
     )
-    group.add_argument("--seed", type=int, default=0, help="CP-SAT random seed (default: 0)")
+    group.add_argument(
+        "--seed", type=int, default=0, help="random seed of CP-SAT and the stochastic backends (default: 0)"
+    )
 
 
 def _output_option(parser: argparse.ArgumentParser, what: str) -> None:

@@ -360,6 +360,13 @@ def _cmd_count(args: argparse.Namespace) -> int:
 
 
 def _cmd_encode(args: argparse.Namespace) -> int:
+    if args.nishio:
+        from .cli_nishio import encode_nishio
+
+        what = encode_nishio(args)
+        if args.out:
+            _out(f"wrote {args.out}: {what}")
+        return EXIT_OK
     puzzle, _ = _one_puzzle(args, "encode")
     if args.to == "cnf":
         from .backends.program import write_dimacs
@@ -640,7 +647,8 @@ Write the model of one puzzle for another solver:
 examples:
   sudoku-cp encode --to cnf --encoding extended --amo seqcounter puzzle.txt -o puzzle.cnf
   sudoku-cp encode --to xc puzzle.txt -o puzzle.dlx
-  sudoku-cp encode --to cpsat --model alldiff puzzle.txt -o puzzle.pb.txt"""
+  sudoku-cp encode --to cpsat --model alldiff puzzle.txt -o puzzle.pb.txt
+  sudoku-cp encode --nishio --to cnf instance.txt -o instance.cnf   # a single-digit subproblem"""
 
 DECODE_HELP = """\
 Read a SAT solver's answer for the CNF of a puzzle (as written by 'encode --to cnf' with the
@@ -721,6 +729,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=("bool", "alldiff"),
         default="bool",
         help="CP-SAT model for --to cpsat (default: bool)",
+    )
+    encode.add_argument(
+        "--nishio",
+        action="store_true",
+        help="PUZZLE is a Nishio instance (see 'sudoku-cp nishio --help'): write its single-digit model; "
+        "--amo picks the exactly-one encoding, --model alldiff the integer model (one column per row)",
     )
     encode.add_argument("-o", "--out", metavar="FILE", help="write to FILE (default: standard output)")
     encode.set_defaults(run=_cmd_encode)

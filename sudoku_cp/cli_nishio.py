@@ -21,7 +21,7 @@ from .nishio.instance import NishioInstance, digit_instances, parse_instance
 from .progress import Progress
 from .verify import given_conflict
 
-__all__ = ["NISHIO_HELP", "add_nishio_command"]
+__all__ = ["NISHIO_HELP", "add_nishio_command", "encode_nishio"]
 
 
 NISHIO_HELP = """\
@@ -343,3 +343,34 @@ def _write_svg(path: str, job: _Job, obj: dict[str, object]) -> None:
     title = f"{job.label}: S' by {obj['method']}"
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(closure_svg(job.instance, closure, title=title))
+
+
+def encode_nishio(args: argparse.Namespace) -> str:
+    """Write the model of a Nishio instance (``encode --nishio``); returns what was written."""
+    text, name = cli._read_argument(args.puzzle, literal=False)
+    try:
+        instance = parse_instance(text, box=args.box)
+    except ParseError as error:
+        raise cli.CliError(f"{name or args.puzzle}: {error}") from None
+    if args.to == "cnf":
+        from .cnf.nishio import encode_nishio_cnf, nishio_dimacs_text
+
+        cnf = encode_nishio_cnf(instance, args.amo or "pairwise")
+        cli._write_text(args.out, nishio_dimacs_text(cnf))
+        return (
+            f"Nishio DIMACS CNF, {cnf.n_vars} variables ({cnf.n_cell_vars} cells of S), "
+            f"{cnf.n_clauses} clauses (exactly-one: {cnf.encoding})"
+        )
+    if args.to == "xc":
+        from .nishio.exact_cover import build_nishio_exact_cover, export_nishio_dlx
+
+        model = build_nishio_exact_cover(instance)
+        cli._write_text(args.out, export_nishio_dlx(model))
+        return f"Nishio exact cover (DLX format), {model.n_items} items, {model.n_options} options"
+    from .nishio.cpsat import build_nishio_cpsat, export_nishio_cpsat
+
+    kind = "bool" if args.model == "bool" else "int"
+    cp = build_nishio_cpsat(instance, kind)
+    cli._write_text(args.out, export_nishio_cpsat(cp))
+    sizes = cp.sizes()
+    return f"Nishio CP-SAT model ({kind}), {sizes['variables']} variables, {sizes['constraints']} constraints"

@@ -156,3 +156,58 @@ def test_cli_reports_a_malformed_instance_with_its_line(tmp_path: Path) -> None:
         [sys.executable, "-m", "sudoku_cp", "nishio", str(path)], capture_output=True, text=True
     )
     assert run.returncode == 2 and "line 2" in run.stderr and "'q'" in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "golden"),
+    [
+        (["--to", "cnf", "--amo", "pairwise"], "nishio-4x4.pairwise.cnf"),
+        (["--to", "xc"], "nishio-4x4.dlx"),
+        (["--to", "cpsat", "--model", "bool"], "nishio-4x4.cpsat-bool.pb.txt"),
+        (["--to", "cpsat", "--model", "alldiff"], "nishio-4x4.cpsat-int.pb.txt"),
+    ],
+)
+def test_encode_nishio_writes_the_golden_models(
+    argv: list[str], golden: str, tmp_path: Path, capsys: Capture
+) -> None:
+    from golden import GOLDEN, NISHIO_4X4
+
+    path = tmp_path / "inst.txt"
+    path.write_text(NISHIO_4X4)
+    out = tmp_path / "model"
+    assert main(["encode", "--nishio", str(path), *argv, "-o", str(out)]) == 0
+    assert "wrote" in capsys.readouterr().out
+    assert out.read_text() == (GOLDEN / golden).read_text()
+
+
+def test_encode_nishio_cnf_is_solved_by_pysat_like_the_dag(tmp_path: Path, capsys: Capture) -> None:
+    from pysat.formula import CNF
+    from pysat.solvers import Solver
+    from test_nishio_dag import FIGURE_1_LIKE
+
+    path = tmp_path / "fig1.txt"
+    path.write_text(FIGURE_1_LIKE)
+    assert main(["encode", "--nishio", str(path), "--amo", "seqcounter"]) == 0
+    text = capsys.readouterr().out
+    cnf = CNF(from_string=text)
+    cells = {
+        int(v): (int(r) - 1, int(c) - 1)
+        for _, _, v, r, c in (line.split() for line in text.splitlines() if line.startswith("c x "))
+    }
+    with Solver(name="cadical195", bootstrap_with=cnf.clauses) as solver:
+        placements = []
+        while solver.solve():
+            model = solver.get_model()
+            placements.append(sorted(cells[v] for v in model if v > 0 and v in cells))
+            solver.add_clause([-v for v in model if v > 0 and v in cells])
+    assert len(placements) == 4  # the count the DAG gives for this state (see the nishio CLI test)
+    assert all((8, 4) not in p for p in placements)  # R9C5 is in none of them
+
+
+def test_encode_nishio_reports_a_bad_instance_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.txt"
+    path.write_text("x..\n...\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "sudoku_cp", "encode", "--nishio", str(path)], capture_output=True, text=True
+    )
+    assert run.returncode == 2 and "bad.txt" in run.stderr and "Traceback" not in run.stderr

@@ -501,7 +501,7 @@ class AnswerFileSolver:
         number, text = self.lines[index]
         answer = parse_answer(text, puzzle)
         if answer.failure is not None or answer.claim is Claim.UNKNOWN:
-            where = f"{self.name} line {number}: {answer.detail}"
+            where = f"answer file line {number}: {answer.detail}"
             return Answer(answer.claim, answer.solutions, answer.failure, where)
         return answer
 

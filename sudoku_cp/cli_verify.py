@@ -156,8 +156,6 @@ def _solvers(args: argparse.Namespace, items: Sequence[PuzzleItem]) -> list[Solv
         except AuditError as error:
             raise cli.CliError(str(error)) from None
     for path in args.answers:
-        if path == "-" and args.puzzle == "-":
-            raise cli.CliError("the corpus and --answers cannot both be standard input")
         text, name = cli._read_argument(path, literal=False)
         try:
             lines = read_answer_lines(text, len(items))
@@ -172,7 +170,7 @@ def _solvers(args: argparse.Namespace, items: Sequence[PuzzleItem]) -> list[Solv
 
 
 def _run_line(result: RunResult, runs: int) -> str:
-    """The line for a run that is not correct."""
+    """The line for a run that is not correct (the run number only where runs repeat)."""
     where = f"#{result.index + 1} line {result.line}"
     if result.verdict is Verdict.INVALID:
         return f"{result.solver}: {where}: invalid puzzle: {cli._short_error(result.detail, result.line)}"
@@ -182,7 +180,7 @@ def _run_line(result: RunResult, runs: int) -> str:
     )
 
 
-def _table(tallies: Sequence[SolverTally], runs: int) -> list[str]:
+def _table(tallies: Sequence[SolverTally], runs: int, repeatable: set[str]) -> list[str]:
     """The summary table, one row per solver, and the wrong runs by puzzle."""
     show_invalid = any(t.verdicts[Verdict.INVALID] for t in tallies)
     header = ["solver", *_COLUMNS, "wrong", *(["invalid"] if show_invalid else [])]
@@ -212,12 +210,17 @@ def _table(tallies: Sequence[SolverTally], runs: int) -> list[str]:
     for t in tallies:
         if t.wrong:
             named = [
-                f"#{r.index + 1} (line {r.line}" + (f", run {r.run + 1})" if runs > 1 else ")")
+                f"#{r.index + 1} (line {r.line}"
+                + (f", run {r.run + 1})" if runs > 1 and t.solver in repeatable else ")")
                 for r in t.wrong
             ]
             more = f" and {len(named) - _LISTED_WRONG} more" if len(named) > _LISTED_WRONG else ""
             lines.append(f"wrong answers of {t.solver}: {', '.join(named[:_LISTED_WRONG])}{more}")
     return lines
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' * (count != 1)}"
 
 
 def _exit_code(tallies: Iterable[SolverTally]) -> int:
@@ -227,6 +230,8 @@ def _exit_code(tallies: Iterable[SolverTally]) -> int:
 
 def run_verify(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp verify``; return the exit code."""
+    if args.puzzle == "-" and "-" in args.answers:
+        raise cli.CliError("the corpus and --answers cannot both be standard input")
     items, _ = cli._load(args)
     solvers = _solvers(args, items)
     truth = GroundTruth()
@@ -236,6 +241,7 @@ def run_verify(args: argparse.Namespace) -> int:
         for item in items
     )
     tallies = {solver.name: SolverTally(solver.name) for solver in solvers}
+    repeatable = {solver.name for solver in solvers if solver.repeatable}
     results = audit(
         items,
         solvers,
@@ -252,7 +258,8 @@ def run_verify(args: argparse.Namespace) -> int:
             if args.json or result.verdict is not Verdict.CORRECT:
                 if bar.enabled and stdout_tty:
                     bar.clear()
-                cli._out(json_dumps(result.to_json()) if args.json else _run_line(result, args.runs))
+                runs = args.runs if result.solver in repeatable else 1
+                cli._out(json_dumps(result.to_json()) if args.json else _run_line(result, runs))
             bar.update()
     code = _exit_code(tallies.values())
     if args.json:
@@ -271,13 +278,13 @@ def run_verify(args: argparse.Namespace) -> int:
         }
         cli._out(json_dumps({"summary": summary}))
         return code
-    for line in _table(list(tallies.values()), args.runs):
+    for line in _table(list(tallies.values()), args.runs, repeatable):
         cli._out(line)
     wrong = sum(t.verdicts[Verdict.WRONG] for t in tallies.values())
     runs = sum(t.runs for t in tallies.values())
-    verdict = f"{wrong} wrong answer{'s' * (wrong != 1)}" if wrong else "no wrong answer"
+    verdict = _plural(wrong, "wrong answer") if wrong else "no wrong answer"
     cli._out(
-        f"verify: {len(items)} puzzles, {runs} runs, {verdict}; ground truth: {truth.calls} SAT calls "
-        f"({truth.backend}, {truth.seconds:.3f} s)"
+        f"verify: {_plural(len(items), 'puzzle')}, {_plural(runs, 'run')}, {verdict}; "
+        f"ground truth: {_plural(truth.calls, 'SAT call')} ({truth.backend}, {truth.seconds:.3f} s)"
     )
     return code

@@ -252,7 +252,7 @@ def test_answer_lines_count_mismatch_is_an_error_naming_both_counts() -> None:
 def test_answer_file_solver_names_its_line_on_problems() -> None:
     solver = AnswerFileSolver("answers:x.txt", [(7, "garbage")])
     answer = solver.answer(grid(PUZZLE), 0, 0, None, False)
-    assert answer.failure is Verdict.CRASH and answer.detail.startswith("answers:x.txt line 7: unreadable")
+    assert answer.failure is Verdict.CRASH and answer.detail.startswith("answer file line 7: unreadable")
 
 
 # ------------------------------------------------------------------------------ backend results

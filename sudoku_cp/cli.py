@@ -71,6 +71,7 @@ exit codes:
   2  usage error or bad input: unreadable file, invalid puzzle, malformed solver output
   3  unknown: a time limit was reached or a solver program failed
      (nishio --method all: two methods disagree)
+  4  verify: some solver's answer is wrong (see 'sudoku-cp verify --help')
   A batch exits with the most severe code over its puzzles, in the order 2 > 3 > 1 > 0."""
 
 PUZZLES_HELP = f"""\
@@ -751,6 +752,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .cli_nishio import add_nishio_command
 
     add_nishio_command(commands, _Formatter)
+    from .cli_verify import add_verify_command
+
+    add_verify_command(commands, _Formatter)
     return parser
 
 
@@ -785,7 +789,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return stop.code if isinstance(stop.code, int) else EXIT_BAD_INPUT
         if args.command is None:
             parser.print_usage(sys.stderr)
-            _error("choose a command: solve, count, encode, decode or nishio")
+            _error("choose a command: solve, count, encode, decode, nishio or verify")
             return EXIT_BAD_INPUT
         code: int = args.run(args)
         sys.stdout.flush()

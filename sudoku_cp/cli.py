@@ -752,6 +752,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .cli_nishio import add_nishio_command
 
     add_nishio_command(commands, _Formatter)
+    from .cli_reduce import add_reduce_command
+
+    add_reduce_command(commands, _Formatter)
     from .cli_verify import add_verify_command
 
     add_verify_command(commands, _Formatter)
@@ -789,7 +792,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return stop.code if isinstance(stop.code, int) else EXIT_BAD_INPUT
         if args.command is None:
             parser.print_usage(sys.stderr)
-            _error("choose a command: solve, count, encode, decode, nishio or verify")
+            _error("choose a command: solve, count, encode, decode, nishio, reduce or verify")
             return EXIT_BAD_INPUT
         code: int = args.run(args)
         sys.stdout.flush()

@@ -549,7 +549,10 @@ def audit(
                     item.error or "",
                 )
                 continue
-            for run in range(runs if solver.repeatable else 1):
+            if not solver.repeatable:
+                yield _one_run(solver, item, item.grid, 0, None, time_limit, unique, truth)
+                continue
+            for run in range(runs):
                 yield _one_run(
                     solver, item, item.grid, run, run_seed(seed, item.index, run), time_limit, unique, truth
                 )
@@ -560,12 +563,12 @@ def _one_run(
     item: PuzzleItem,
     puzzle: Grid,
     run: int,
-    seed: int,
+    seed: int | None,
     time_limit: float | None,
     unique: bool,
     truth: GroundTruth,
 ) -> RunResult:
-    answer = solver.answer(puzzle, item.index, seed, time_limit, unique)
+    answer = solver.answer(puzzle, item.index, seed or 0, time_limit, unique)
     try:
         verdict, detail = judge(puzzle, answer, lambda: truth(puzzle))
     except BackendError as error:

@@ -393,6 +393,7 @@ def test_invalid_item_gives_one_result_per_solver_and_answer_files_run_once() ->
     assert [t.solver for t in by_solver] == ["dlx", "answers:a"]
     assert by_solver[0].runs == 6 and by_solver[0].verdicts[Verdict.INVALID] == 1
     assert by_solver[1].runs == 2 and by_solver[1].verdicts[Verdict.CORRECT] == 2
+    assert all(r.seed is None for r in results if r.solver == "answers:a")
     assert {r.seed for r in results if r.solver == "dlx" and r.index == 0} == {
         run_seed(0, 0, k) for k in range(3)
     }

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import DATA, read_lines
+from test_cli import assert_one_line_error, run
 
-from sudoku_cp.cli import main
 from sudoku_cp.formats import format_line
 from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry
@@ -28,19 +28,6 @@ RUN_KEYS = {"solver", "puzzle", "line", "run", "seed", "claimed", "verdict", "se
 def program(name: str, *arguments: str) -> str:
     """The command that runs a test solver program with this Python."""
     return shlex.join([sys.executable, str(PROGRAMS / name), *arguments])
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line_error(err: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("sudoku-cp: error: ") and "Traceback" not in err
-    return lines[0]
 
 
 def json_lines(out: str) -> tuple[list[dict[str, object]], dict[str, object]]:
@@ -259,7 +246,7 @@ def test_answer_file_count_mismatch_is_a_one_line_error(
     answers.write_text(f"{SOLUTION}\nunsat\n")
     code, out, err = run(capsys, "verify", "--answers", str(answers), str(corpus))
     assert code == 2 and out == ""
-    assert f"{answers}: 2 answer lines (the last is line 2) for 3 puzzles" in one_line_error(err)
+    assert f"{answers}: 2 answer lines (the last is line 2) for 3 puzzles" in assert_one_line_error(err)
 
 
 # ------------------------------------------------------------------------------- bad input, codes
@@ -301,7 +288,7 @@ def test_bad_input_is_one_line_exit_2(
 ) -> None:
     code, _, err = run(capsys, *argv)
     assert code == 2
-    assert words in one_line_error(err)
+    assert words in assert_one_line_error(err)
 
 
 @pytest.mark.parametrize("option", [("--runs", "0"), ("--timeout", "-1"), ("--seed", "-3")])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -249,3 +250,34 @@ def test_nishio_removes_r9c5_as_in_the_papers_figure_1() -> None:
         ]
         assert left == [(r1, c1)]
     assert chain[0][0] == chain[-1][0]  # the chain ends on the row it started from
+
+
+def test_large_graphs_are_kept_on_disk_and_read_back_identical(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sudoku_cp.nishio import dag as dag_module
+
+    monkeypatch.setenv("SUDOKU_CP_CACHE", str(tmp_path))
+    monkeypatch.setattr(dag_module, "DISK_CACHE_MIN_SIDE", 6)
+    built = dag_module._build.__wrapped__(2, 3)  # bypass the in-memory cache
+    (folder,) = tmp_path.iterdir()
+    loaded = dag_module._load_cached(2, 3)
+    assert loaded is not None
+    for name in ("masks", "layer", "start", "head", "label"):
+        assert np.array_equal(getattr(loaded, name), getattr(built, name)), name
+    np.save(folder / "head.npy", built.head[:-1])  # a damaged file is ignored and the graph rebuilt
+    assert dag_module._load_cached(2, 3) is None
+    assert not folder.exists()
+    rebuilt = dag_module._build.__wrapped__(2, 3)
+    assert np.array_equal(rebuilt.label, built.label)
+    reloaded = dag_module._load_cached(2, 3)
+    assert reloaded is not None and np.array_equal(reloaded.head, built.head)
+
+
+def test_disk_cache_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sudoku_cp.nishio.dag import cache_directory
+
+    monkeypatch.setenv("SUDOKU_CP_CACHE", "off")
+    assert cache_directory() is None
+    monkeypatch.setenv("SUDOKU_CP_CACHE", "/some/where")
+    assert cache_directory() == Path("/some/where")

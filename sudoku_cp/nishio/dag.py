@@ -9,7 +9,8 @@ holds.  An arc adds one row r whose band has the smallest count and is labelled 
 valid placements, the t-th arc being the placement's cell in column t.  For a set S, the closure
 S' is the set of labels in S on arcs that lie on a source-to-sink path using only labels in S.
 
-The graph of a geometry is built once (numba) and cached in memory: vertices sorted by layer
+The graph of a geometry is built once (numba) and cached in memory, and for 20x20 and larger on
+disk too (``cache_directory``; 25x25 takes seconds to build): vertices sorted by layer
 (a topological order), arcs in CSR form by tail.  Three query kernels read it:
 
 * ``closure_batch``: 64 queries per pass, one bit per query in a uint64 per vertex
@@ -25,9 +26,13 @@ Sizes (vertices / arcs): 9x9 290 / 936, 16x16 19,442 / 100,000, 25x25 4,528,052 
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 import threading
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -36,7 +41,16 @@ from ..geometry import Geometry
 from .instance import NishioInstance
 from .method import NishioCount
 
-__all__ = ["MAX_DAG_SIDE", "DagNishio", "NishioDag", "build_dag", "closure_batch", "count_batch"]
+__all__ = [
+    "DISK_CACHE_MIN_SIDE",
+    "MAX_DAG_SIDE",
+    "DagNishio",
+    "cache_directory",
+    "NishioDag",
+    "build_dag",
+    "closure_batch",
+    "count_batch",
+]
 
 #: Largest grid side the DAG is built for (36 x 36 would need 3.8e9 vertices).
 MAX_DAG_SIDE = 25
@@ -164,9 +178,82 @@ class NishioDag:
 _build_lock = threading.Lock()
 
 
+#: Graphs this large (20x20 and 25x25, seconds to build) are also kept on disk between processes.
+DISK_CACHE_MIN_SIDE = 20
+_CACHE_VERSION = 1
+_ARRAYS = ("masks", "layer", "start", "head", "label")
+
+
+def cache_directory() -> Path | None:
+    """Where built graphs are kept: $SUDOKU_CP_CACHE, else $XDG_CACHE_HOME/sudoku_cp or ~/.cache/sudoku_cp.
+
+    ``SUDOKU_CP_CACHE=off`` turns the disk cache off.
+    """
+    chosen = os.environ.get("SUDOKU_CP_CACHE")
+    if chosen is not None:
+        return None if chosen.strip().lower() in ("", "off", "0", "none") else Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "sudoku_cp"
+
+
+def _cache_path(p: int, q: int) -> Path | None:
+    folder = cache_directory()
+    return None if folder is None else folder / f"nishio-dag-v{_CACHE_VERSION}-{p}x{q}"
+
+
+def _load_cached(p: int, q: int) -> NishioDag | None:
+    """The graph saved by an earlier process, or None when absent or inconsistent."""
+    path = _cache_path(p, q)
+    if path is None or not path.is_dir():
+        return None
+    try:
+        arrays = {name: np.load(path / f"{name}.npy", allow_pickle=False) for name in _ARRAYS}
+    except (OSError, ValueError):
+        arrays = {}
+    n = p * q
+    consistent = len(arrays) == len(_ARRAYS)
+    if consistent:
+        masks, layer, start, head, label = (arrays[name] for name in _ARRAYS)
+    consistent = consistent and (
+        len(masks) == len(layer) == len(start) - 1
+        and len(head) == len(label) == int(start[-1])
+        and int(masks[0]) == 0
+        and int(masks[-1]) == (1 << n) - 1
+        and int(layer[-1]) == n
+    )
+    if not consistent:
+        shutil.rmtree(path, ignore_errors=True)  # damaged: the next build writes it anew
+        return None
+    for array in arrays.values():
+        array.setflags(write=False)
+    return NishioDag(n, p, q, masks, layer, start, head, label)
+
+
+def _save_cached(dag: NishioDag) -> None:
+    """Write the graph for later processes: into a private folder, then renamed into place."""
+    path = _cache_path(dag.p, dag.q)
+    if path is None or path.exists():
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=path.name + ".", dir=path.parent))
+    except OSError:
+        return  # a read-only disk only costs the next process a rebuild
+    try:
+        for name in _ARRAYS:
+            np.save(scratch / f"{name}.npy", getattr(dag, name), allow_pickle=False)
+        os.rename(scratch, path)  # fails when another process got there first
+    except OSError:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 @cache
 def _build(p: int, q: int) -> NishioDag:
     n = p * q
+    if n >= DISK_CACHE_MIN_SIDE:
+        cached = _load_cached(p, q)
+        if cached is not None:
+            return cached
     masks = _enumerate_vertices(n, p)
     layer = np.bitwise_count(masks.astype(np.uint64)).astype(np.int8)
     order = np.argsort(layer, kind="stable")
@@ -182,7 +269,10 @@ def _build(p: int, q: int) -> NishioDag:
     )
     for array in (masks, layer, start, head, label):
         array.setflags(write=False)
-    return NishioDag(n, p, q, masks, layer, start, head, label)
+    dag = NishioDag(n, p, q, masks, layer, start, head, label)
+    if n >= DISK_CACHE_MIN_SIDE:
+        _save_cached(dag)
+    return dag
 
 
 def build_dag(p: int, q: int) -> NishioDag:

@@ -7,6 +7,9 @@
 * ``empty``: a planted set in which k rows are then confined to k - 1 columns, so Hall's condition
   fails and S has no placement although every row keeps cells (the closure is empty by construction).
 
+``digit_union`` gives a fifth, structured kind: the cells of m digits of one random complete grid, a
+dense S with few placements (hard for search-based methods).
+
 Every generator takes a ``numpy.random.Generator``, so a seed reproduces the instances.
 """
 
@@ -17,7 +20,7 @@ import numpy as np
 from ..generate import random_solution
 from ..geometry import Geometry
 
-__all__ = ["FAMILIES", "random_masks", "random_placement"]
+__all__ = ["FAMILIES", "digit_union", "random_masks", "random_placement"]
 
 #: The instance families ``random_masks`` draws from.
 FAMILIES = ("sparse", "dense", "planted", "empty")
@@ -27,6 +30,12 @@ def random_placement(geometry: Geometry, rng: np.random.Generator) -> np.ndarray
     """A uniformly shuffled valid placement (column per row, 0-based): one digit of a random grid."""
     values = random_solution(geometry, rng).values
     return np.argmax(values == 1, axis=1)
+
+
+def digit_union(geometry: Geometry, digits: int, rng: np.random.Generator) -> np.ndarray:
+    """The cells of ``digits`` digits of a random complete grid, as an (n, n) bool mask."""
+    values = random_solution(geometry, rng).values
+    return (values >= 1) & (values <= digits)
 
 
 def _planted(geometry: Geometry, rng: np.random.Generator) -> np.ndarray:

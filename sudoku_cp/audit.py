@@ -301,14 +301,21 @@ def _unreadable(detail: str) -> Answer:
     return Answer(Claim.NONE, failure=Verdict.CRASH, detail=f"unreadable answer {detail}")
 
 
+def _stats_text(stats: dict[str, float | int]) -> str:
+    """' (iterations 5000, restarts 12)': a backend's counters, to show how far it got."""
+    shown = [f"{key} {value}" for key, value in stats.items() if isinstance(value, int)]
+    return f" ({', '.join(shown)})" if shown else ""
+
+
 def answer_from_search(puzzle: Grid, found: SearchResult, limit: int, seconds: float) -> Answer:
     """The claim a backend's search result makes (``limit`` is the limit it was asked for)."""
     if found.count == 0:
         if found.complete:
             return Answer(Claim.UNSAT, seconds=seconds)
         if found.timed_out:
-            return Answer(Claim.NONE, failure=Verdict.TIMEOUT, detail="time limit reached", seconds=seconds)
-        return Answer(Claim.UNKNOWN, detail="the solver gave up", seconds=seconds)
+            detail = "time limit reached" + _stats_text(found.stats)
+            return Answer(Claim.NONE, failure=Verdict.TIMEOUT, detail=detail, seconds=seconds)
+        return Answer(Claim.UNKNOWN, detail="the solver gave up" + _stats_text(found.stats), seconds=seconds)
     try:
         solutions = tuple(puzzle.with_values(values) for values in np.asarray(found.solutions)[:2])
     except ValueError as error:

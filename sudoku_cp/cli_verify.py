@@ -55,6 +55,7 @@ Checks: a solution must be complete, valid and keep the givens (the independent 
 solver needed); a "no solution" claim is confirmed by SAT (python-sat); a "unique" claim by a
 SAT search for a second solution; a "multiple" claim by two different valid solutions shown or
 by SAT.  The SAT answer for a puzzle is computed once, when a claim first needs it, and reused.
+--truth names another complete backend to decide claims, e.g. cpsat when auditing pysat.
 Verdicts: correct, wrong, timeout, crash (the solver failed or its output is unreadable),
 unknown (the solver gave up), invalid (the corpus line is not a puzzle).
 
@@ -134,6 +135,12 @@ def add_verify_command(commands: argparse._SubParsersAction, formatter: type[arg
         "--unique", action="store_true", help="ask backends to decide uniqueness too (search limit 2)"
     )
     runs.add_argument("--workers", type=cli._count(1), default=1, metavar="N", help="CP-SAT workers")
+    runs.add_argument(
+        "--truth",
+        default="pysat",
+        metavar="NAME",
+        help="the complete backend that decides claims (default: pysat; e.g. cpsat to audit pysat)",
+    )
     cli._input_options(parser)
     parser.add_argument("--json", action="store_true", help="JSON Lines: one object per run, then a summary")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal's stderr")
@@ -234,7 +241,11 @@ def run_verify(args: argparse.Namespace) -> int:
         raise cli.CliError("the corpus and --answers cannot both be standard input")
     items, _ = cli._load(args)
     solvers = _solvers(args, items)
-    truth = GroundTruth()
+    try:
+        BackendSolver(args.truth)
+    except BackendError as error:
+        raise cli.CliError(f"--truth: {error}") from None
+    truth = GroundTruth(args.truth)
     total = sum(
         args.runs if solver.repeatable and item.grid is not None else 1
         for solver in solvers

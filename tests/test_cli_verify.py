@@ -328,3 +328,17 @@ def test_verify_runs_as_a_program(corpus: Path) -> None:
         timeout=120,
     )
     assert done.returncode == 4 and "Traceback" not in done.stderr
+
+
+def test_another_backend_can_be_the_ground_truth(capsys: pytest.CaptureFixture[str], corpus: Path) -> None:
+    argv = ["verify", "--solver-cmd", program("false_unsat.py"), "--truth", "cpsat", "--json", str(corpus)]
+    code, out, _ = run(capsys, *argv)
+    runs, summary = json_lines(out)
+    assert code == 4 and [obj["verdict"] for obj in runs] == ["wrong", "wrong", "correct"]
+    ground = summary["ground_truth"]
+    assert isinstance(ground, dict) and ground["backend"] == "cpsat" and ground["sat_calls"] == 3
+
+
+def test_unknown_truth_backend_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "verify", PUZZLE, "--backend", "dlx", "--truth", "nope")
+    assert code == 2 and "--truth: unknown backend 'nope'" in assert_one_line_error(err)

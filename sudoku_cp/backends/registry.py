@@ -6,6 +6,7 @@
 * ``backtrack``: propagation and minimum-remaining-values backtracking (numba, complete);
 * ``acs`` or ``acs:<settings>``: the ant colony system with best value evaporation (incomplete;
   seeded), e.g. ``acs:bve=0,ants=20`` (see ``acs_backend.parse_acs_settings``);
+* ``hill``: hill climbing with greedy start and random restarts (incomplete; seeded);
 * a DIMACS solver program is chosen with ``--solver-cmd`` (``program_backend``).
 """
 
@@ -24,6 +25,7 @@ BACKEND_NAMES = (
     "backtrack",
     "acs",
     "acs:<settings>",
+    "hill",
 )
 
 
@@ -66,4 +68,8 @@ def make_backend(
         from .acs_backend import AcsBackend, parse_acs_settings
 
         return AcsBackend(parse_acs_settings(variant), seed=seed)
+    if family == "hill" and not variant:
+        from .hill_backend import HillBackend
+
+        return HillBackend(seed=seed)
     raise BackendError(f"unknown backend {spec!r}: choose one of {', '.join(BACKEND_NAMES)}")

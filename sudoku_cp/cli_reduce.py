@@ -402,11 +402,11 @@ def _decide_instance(
 
 
 def _through_witnesses(
-    reduction: Reduction, time_limit: float | None, seconds: dict[str, float]
+    reduction: Reduction, cells: list[tuple[int, int]], time_limit: float | None, seconds: dict[str, float]
 ) -> tuple[dict[str, list[bool | None]], np.ndarray | None]:
-    """Per method (sat, cpsat), for each witness cell: does some placement inside S use it?
+    """Per method (sat, cpsat), for each of the cells: does some placement inside S use it?
 
-    Also returns a checked placement through a witness cell when one was found.
+    Also returns a checked placement through one of the cells when one was found.
     """
     from .nishio.api import NishioDisagreement, make_method
 
@@ -417,7 +417,7 @@ def _through_witnesses(
         method = make_method(name)
         column: list[bool | None] = []
         start = time.perf_counter()
-        for r, c in reduction.witness_cells:
+        for r, c in cells:
             # a placement through (r, c) is a placement of S with row r cut down to that one cell
             mask = instance.mask.copy()
             mask[r] = False
@@ -550,18 +550,28 @@ def verify_reduction(
         report["decoded_assignment_satisfies"] = decoded_satisfies(cols, "a placement inside S", not nonempty)
         seconds["decode"] = time.perf_counter() - start
     if nonempty:
-        witness, through = _through_witnesses(reduction, time_limit, seconds)
-        report["witness_cells"] = [[r + 1, c + 1] for r, c in reduction.witness_cells]
+        # The witness cells are z's false cells: a placement uses all of them or none, so the
+        # first and the last are decided (by both methods) and a placement through one must hold all.
+        witness_cells = list(reduction.witness_cells)
+        checked = list(dict.fromkeys([witness_cells[0], witness_cells[-1]]))
+        witness, through = _through_witnesses(reduction, checked, time_limit, seconds)
+        report["witness_cells"] = [[r + 1, c + 1] for r, c in witness_cells]
+        report["witness_checked"] = [[r + 1, c + 1] for r, c in checked]
         report["witness_in_closure"] = witness
         per_cell = {
             f"{name} R{r + 1}C{c + 1}": answer
             for name, column in witness.items()
-            for (r, c), answer in zip(reduction.witness_cells, column, strict=True)
+            for (r, c), answer in zip(checked, column, strict=True)
         }
         inside = findings.compare("witness cells in S'", per_cell)
         if inside is not None and formula_sat is not None and inside != formula_sat:
             findings.problems.append(f"witness cells in S': {inside}, but formula satisfiable: {formula_sat}")
         if through is not None:
+            missed = [f"R{r + 1}C{c + 1}" for r, c in witness_cells if through[r] != c]
+            if missed:
+                findings.problems.append(
+                    f"a placement through a witness cell misses witness cells {missed[:5]}"
+                )
             report["witness_assignment_satisfies"] = decoded_satisfies(
                 through, "a placement through a witness", True
             )
@@ -610,6 +620,7 @@ def _verify_items(
 
 
 def _human(report: dict[str, Any]) -> str:
+    """A few readable lines for one verification report."""
     name = report["formula"]
     if report["status"] == "invalid":
         return f"{report['error']}"
@@ -619,32 +630,40 @@ def _human(report: dict[str, Any]) -> str:
     words = {True: "satisfiable", False: "unsatisfiable", None: "unknown"}
     answers: dict[str, bool | None] = report["instance_methods"]
     methods = ", ".join(
-        f"{m} {words[a] if a is not None else 'unknown'} {seconds.get('instance_' + m, 0):.3f} s"
+        f"{m} {'unknown after ' if a is None else ''}{seconds.get('instance_' + m, 0):.3f} s"
         for m, a in answers.items()
     )
+    instance = {True: "has a placement", False: "has no placement", None: "unknown"}
+    theorem = "Theorem 6.2" if report["nonempty"] else "Theorem 6.1"
     lines = [
-        f"{name}: {report['variables']} variables, {report['clauses']} clauses -> k={report['k']}, "
-        f"{report['n']}x{report['n']} grid, |S| = {report['cells']} cells, built in {seconds['build']:.2f} s",
+        f"{name}: {report['variables']} variables, {report['clauses']} clauses -> {theorem}: "
+        f"k={report['k']}, {report['n']}x{report['n']} grid, |S| = {report['cells']} cells, "
+        f"built in {seconds['build']:.2f} s",
         f"  formula: {words[report['formula_satisfiable']]} (pysat, {seconds['formula']:.3f} s)",
-        f"  instance: {'has a placement' if report['instance_satisfiable'] else 'no placement'}"
-        if report["instance_satisfiable"] is not None
-        else "  instance: unknown",
-        f"    ({methods})",
+        f"  instance: {instance[report['instance_satisfiable']]} ({methods})",
     ]
     if "decoded_assignment_satisfies" in report:
         ok = "satisfies" if report["decoded_assignment_satisfies"] else "FALSIFIES"
-        lines.append(f"  the placement found decodes to an assignment that {ok} the formula")
+        lines.append(f"  the placement found decodes to an assignment that {ok} the encoded formula")
     if "model_placement_valid" in report:
         ok = "a valid placement" if report["model_placement_valid"] else "an INVALID placement"
-        lines.append(f"  the formula's model maps to {ok} inside S")
+        lines.append(f"  the encoded formula's model maps to {ok} inside S")
     if "witness_in_closure" in report:
-        lines.append(f"  witness cells {report['witness_cells']} in S': {report['witness_in_closure']}")
-    verdict = {"agree": "agree", "unknown": "UNKNOWN (time limit)", "disagree": "DISAGREEMENT"}[
-        str(report["status"])
-    ]
-    lines.append(f"  {verdict}")
-    for problem in report.get("problems", []):
-        lines.append(f"    {problem}")
+        cells = [f"R{r}C{c}" for r, c in report["witness_cells"]]
+        shown = " ".join(cells[:6]) + (f" ... ({len(cells)} cells)" if len(cells) > 6 else "")
+        found = {a for column in report["witness_in_closure"].values() for a in column}
+        verdict = {frozenset({True}): "in S'", frozenset({False}): "not in S'"}.get(
+            frozenset(found), "mixed or unknown"
+        )
+        checked = " and ".join(f"R{r}C{c}" for r, c in report["witness_checked"])
+        lines.append(f"  witness cells {shown}; {checked}: {verdict} (sat, cpsat)")
+        if "witness_assignment_satisfies" in report:
+            ok = "satisfies" if report["witness_assignment_satisfies"] else "FALSIFIES"
+            lines.append(f"  a placement through a witness cell decodes to a model that {ok} the formula")
+    status = {"agree": "agree", "unknown": "UNKNOWN (time limit)", "disagree": "DISAGREEMENT"}
+    lines.append(f"  {status[report['status']]}")
+    lines.extend(f"    {problem}" for problem in report.get("problems", []))
+    lines.extend(f"    unknown: {what}" for what in report.get("unknown", []))
     return "\n".join(lines)
 
 

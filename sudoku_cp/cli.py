@@ -103,6 +103,11 @@ backends (--backend):
                    acs:<key=value,...> sets ants, q0, rho, bve (0: off), xi, tau0,
                    rule (paper: greedy when q < q0, default; code: as the authors' program),
                    iterations (a cap), e.g. --backend acs:bve=0,rule=code
+  hill             hill climbing (Jones, Roach & Perkins): box permutations, steepest ascent,
+                   greedy start, random restarts on plateaus (incomplete: finds one solution
+                   or says unknown; --seed); hill:<key=value,...> sets w1, w2, plateau_size,
+                   stall_limit, post_swap, shuffle_digits (0: ascending greedy order),
+                   max_restarts, max_iterations (none: no cap), e.g. hill:shuffle_digits=0
   --solver-cmd CMD any DIMACS SAT program, e.g. "cadical -q", "kissat -q", "minisat";
                    {cnf} and {out} in CMD stand for the CNF file and a result file"""
 

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import sudoku_cp as sc
-from sudoku_cp.backends.base import Status
-from sudoku_cp.backends.hill_backend import HillBackend
+from sudoku_cp.backends.base import BackendError, Status
+from sudoku_cp.backends.hill_backend import HillBackend, parse_hill_settings
 from sudoku_cp.backends.registry import BACKEND_NAMES, make_backend
 from sudoku_cp.cli import main
 from sudoku_cp.generate import random_puzzle
@@ -221,6 +221,29 @@ def test_uniqueness_is_unknown_for_a_local_search() -> None:
 def test_bad_parameters_are_rejected(params: dict[str, int]) -> None:
     with pytest.raises(ValueError):
         HillParameters(**params)  # type: ignore[arg-type]
+
+
+def test_settings_text_sets_every_parameter() -> None:
+    assert parse_hill_settings("") == HillParameters()
+    params = parse_hill_settings("w1=2, w2=-3,plateau_size=20,stall_limit=0,post_swap=0,shuffle_digits=false")
+    assert params == HillParameters(2, -3, 20, 0, False, False)
+    assert parse_hill_settings("max_restarts=none,max_iterations=7") == HillParameters(
+        max_restarts=None, max_iterations=7
+    )
+    backend = make_backend("hill:max_restarts=4", seed=9)
+    assert isinstance(backend, HillBackend) and backend.params.max_restarts == 4 and backend.seed == 9
+
+
+@pytest.mark.parametrize("text", ["foo=1", "plateau_size", "plateau_size=x", "post_swap=2", "plateau_size=0"])
+def test_bad_settings_text_is_one_clear_error(text: str) -> None:
+    with pytest.raises(BackendError, match="hill setting"):
+        parse_hill_settings(text)
+
+
+def test_bad_setting_on_the_command_line_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", "--backend", "hill:plateau=3", "1" + "." * 80]) == 2
+    err = capsys.readouterr().err
+    assert "hill setting 'plateau=3'" in err and "Traceback" not in err
 
 
 def test_hill_is_a_registered_backend_and_cli_choice(capsys: pytest.CaptureFixture[str]) -> None:

@@ -7,14 +7,56 @@ whose state space is a single state (no box has two empty cells) that is not a s
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..grid import Grid
 from ..native.hillclimb import HillParameters, build_model, hill_climb
 from ..verify import given_conflict
-from .base import SearchResult, checked_solutions
+from .base import BackendError, SearchResult, checked_solutions
 
-__all__ = ["HillBackend"]
+__all__ = ["HillBackend", "parse_hill_settings"]
+
+_FIELDS = {f.name: f for f in dataclasses.fields(HillParameters)}
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def _setting(key: str, raw: str) -> int | bool | None:
+    """One setting's value: booleans as 0/1/true/false, caps as an integer or 'none'."""
+    kind = str(_FIELDS[key].type)
+    low = raw.lower()
+    if kind == "bool":
+        if low in _TRUE + _FALSE:
+            return low in _TRUE
+        raise BackendError(f"hill setting {key}={raw!r}: expected 0 or 1")
+    if "None" in kind and low == "none":
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise BackendError(f"hill setting {key}={raw!r}: expected an integer") from None
+
+
+def parse_hill_settings(text: str) -> HillParameters:
+    """Hill-climbing parameters from ``key=value`` pairs separated by commas.
+
+    Keys are the fields of ``HillParameters``: w1, w2, plateau_size, stall_limit, post_swap,
+    shuffle_digits, max_restarts, max_iterations; e.g. ``shuffle_digits=0,plateau_size=20``.
+    An empty text gives the defaults.  Raises BackendError naming the bad setting.
+    """
+    values: dict[str, int | bool | None] = {}
+    for part in filter(None, (piece.strip() for piece in text.split(","))):
+        key, sep, raw = (piece.strip() for piece in part.partition("="))
+        if not sep or key not in _FIELDS:
+            raise BackendError(
+                f"hill setting {part!r} is not key=value with a key among {', '.join(_FIELDS)}"
+            )
+        values[key] = _setting(key, raw)
+    try:
+        return HillParameters(**values)  # type: ignore[arg-type]
+    except ValueError as error:
+        raise BackendError(f"hill settings {text!r}: {error}") from None
 
 
 class HillBackend:

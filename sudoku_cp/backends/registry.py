@@ -6,7 +6,8 @@
 * ``backtrack``: propagation and minimum-remaining-values backtracking (numba, complete);
 * ``acs`` or ``acs:<settings>``: the ant colony system with best value evaporation (incomplete;
   seeded), e.g. ``acs:bve=0,ants=20`` (see ``acs_backend.parse_acs_settings``);
-* ``hill``: hill climbing with greedy start and random restarts (incomplete; seeded);
+* ``hill`` or ``hill:<settings>``: hill climbing with greedy start and random restarts
+  (incomplete; seeded), e.g. ``hill:shuffle_digits=0`` (see ``hill_backend.parse_hill_settings``);
 * a DIMACS solver program is chosen with ``--solver-cmd`` (``program_backend``).
 """
 
@@ -26,6 +27,7 @@ BACKEND_NAMES = (
     "acs",
     "acs:<settings>",
     "hill",
+    "hill:<settings>",
 )
 
 
@@ -68,8 +70,8 @@ def make_backend(
         from .acs_backend import AcsBackend, parse_acs_settings
 
         return AcsBackend(parse_acs_settings(variant), seed=seed)
-    if family == "hill" and not variant:
-        from .hill_backend import HillBackend
+    if family == "hill":
+        from .hill_backend import HillBackend, parse_hill_settings
 
-        return HillBackend(seed=seed)
+        return HillBackend(parse_hill_settings(variant), seed=seed)
     raise BackendError(f"unknown backend {spec!r}: choose one of {', '.join(BACKEND_NAMES)}")

@@ -356,3 +356,31 @@ def test_cpsat_int_model_of_an_empty_row_is_valid_and_infeasible() -> None:
     assert model.model.validate() == ""
     assert 'name: "empty_r3"' in export_nishio_cpsat(model)
     assert CpsatNishio("int").find_placement(NishioInstance(Geometry(2, 2), mask)) is None
+
+
+@pytest.mark.parametrize("solver", ["cadical195", "glucose4"])
+def test_a_single_hard_sat_call_stops_at_the_time_limit(solver: str) -> None:
+    """Pigeonhole: 13 rows in 12 columns at 25x25 takes CDCL far longer than the limit."""
+    import time
+
+    from sudoku_cp.nishio.generate import pigeonhole
+    from sudoku_cp.nishio.sat import SatNishio
+
+    instance = NishioInstance(Geometry(5, 5), pigeonhole(Geometry(5, 5), 13))
+    start = time.perf_counter()
+    with pytest.raises(SolveTimeout):
+        SatNishio(solver).find_placement(instance, time_limit=0.3)
+    assert time.perf_counter() - start < 5.0  # generous: the limit is checked between budget rounds
+
+
+def test_pigeonhole_sets_have_no_placement_but_full_units() -> None:
+    from sudoku_cp.nishio.dag import build_dag, closure_batch
+    from sudoku_cp.nishio.generate import pigeonhole
+    from sudoku_cp.nishio.matching import matching_closure
+
+    for p, q, k in [(2, 2, 2), (2, 3, 3), (3, 3, 5), (4, 4, 8)]:
+        g = Geometry(p, q)
+        mask = pigeonhole(g, k)
+        assert not closure_batch(build_dag(p, q), mask[None]).any()
+        assert not matching_closure(mask).any()
+        assert all(mask[g.units[u] // g.n, g.units[u] % g.n].any() for u in range(3 * g.n))

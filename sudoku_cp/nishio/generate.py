@@ -7,8 +7,11 @@
 * ``empty``: a planted set in which k rows are then confined to k - 1 columns, so Hall's condition
   fails and S has no placement although every row keeps cells (the closure is empty by construction).
 
-``digit_union`` gives a fifth, structured kind: the cells of m digits of one random complete grid, a
-dense S with few placements (hard for search-based methods).
+Two structured kinds complete them: ``digit_union``, the cells of m digits of one random complete
+grid (a dense S with few placements), and ``pigeonhole``, every row and column open except that k
+spread-out rows share only k - 1 spread-out columns (no placement, yet every unit keeps many
+cells: the pigeonhole principle, which resolution-based SAT solvers need exponential time to
+refute, while the DAG answers in one pass).
 
 Every generator takes a ``numpy.random.Generator``, so a seed reproduces the instances.
 """
@@ -20,7 +23,7 @@ import numpy as np
 from ..generate import random_solution
 from ..geometry import Geometry
 
-__all__ = ["FAMILIES", "digit_union", "random_masks", "random_placement"]
+__all__ = ["FAMILIES", "digit_union", "pigeonhole", "random_masks", "random_placement"]
 
 #: The instance families ``random_masks`` draws from.
 FAMILIES = ("sparse", "dense", "planted", "empty")
@@ -36,6 +39,18 @@ def digit_union(geometry: Geometry, digits: int, rng: np.random.Generator) -> np
     """The cells of ``digits`` digits of a random complete grid, as an (n, n) bool mask."""
     values = random_solution(geometry, rng).values
     return (values >= 1) & (values <= digits)
+
+
+def pigeonhole(geometry: Geometry, k: int) -> np.ndarray:
+    """Every cell except: rows 1, 3, 5, ... (k of them) only in columns 1, 3, 5, ... (k - 1 of them)."""
+    n = geometry.n
+    if not 2 <= k <= (n + 1) // 2:
+        raise ValueError(f"k must be between 2 and {(n + 1) // 2} for a {n}x{n} grid")
+    mask = np.ones((n, n), dtype=bool)
+    keep = np.zeros(n, dtype=bool)
+    keep[np.arange(0, 2 * (k - 1), 2)] = True
+    mask[np.arange(0, 2 * k, 2)] &= keep
+    return mask
 
 
 def _planted(geometry: Geometry, rng: np.random.Generator) -> np.ndarray:

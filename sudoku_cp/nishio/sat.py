@@ -11,6 +11,7 @@ reported as incomplete (count = limit), even when no further placement exists.
 from __future__ import annotations
 
 import threading
+import time
 from functools import cache
 
 import numpy as np
@@ -62,9 +63,10 @@ class _Session:
         """Satisfiable under the assumptions; SolveTimeout when the deadline stops the solve."""
         self.deadline.check(what)
         left = self.deadline.remaining()
-        if left is None or not self.interruptible:
-            # A solver without interrupts is only checked between calls.
+        if left is None:
             return bool(self.solver.solve(assumptions=assumptions))
+        if not self.interruptible:
+            return self._solve_in_budgets(assumptions, what)
         timer = threading.Timer(left, self.solver.interrupt)
         timer.start()
         try:
@@ -76,6 +78,26 @@ class _Session:
         if result is None:
             raise SolveTimeout(f"{what}: time limit of {self.deadline.seconds} s reached")
         return bool(result)
+
+    def _solve_in_budgets(self, assumptions: list[int], what: str) -> bool:
+        """Solve in rounds of a growing conflict budget, checking the deadline between rounds.
+
+        CaDiCaL cannot be interrupted through pysat, but it honours conflict budgets; learnt clauses
+        are kept from one round to the next.
+        """
+        budget = 1000
+        while True:
+            began = time.perf_counter()
+            self.solver.conf_budget(budget)
+            result = self.solver.solve_limited(assumptions=assumptions)
+            if result is not None:
+                return bool(result)
+            left = self.deadline.remaining()
+            if not left:
+                raise SolveTimeout(f"{what}: time limit of {self.deadline.seconds} s reached")
+            # Grow the budget, but not past what the last round's pace fits into the time left.
+            pace = budget / max(time.perf_counter() - began, 1e-6)
+            budget = max(100, min(2 * budget, int(pace * left)))
 
     def placement(self, method: str) -> np.ndarray:
         """The checked placement of the current model."""
@@ -92,8 +114,8 @@ class SatNishio:
     """Nishio by SAT: ``solver`` is a pysat solver name, ``amo`` the exactly-one ``EncType`` name,
     ``closure`` the closure strategy ('cover' or 'enumerate').
 
-    ``time_limit`` stops a solve through pysat's interrupt; solvers without interrupts (CaDiCaL,
-    Kissat, Lingeling) are only checked between solver calls.
+    ``time_limit`` stops a solve through pysat's interrupt; solvers without interrupts (CaDiCaL)
+    solve in rounds of a conflict budget and check the time between rounds.
     """
 
     name = "sat"

@@ -461,10 +461,13 @@ class ProgramSolver:
             try:
                 out, err = process.communicate(stdin, timeout=time_limit)
             except subprocess.TimeoutExpired:
+                seconds = time.perf_counter() - start
                 _kill_group(process)
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     process.communicate(timeout=5.0)
-                seconds = time.perf_counter() - start
+                for pipe in (process.stdin, process.stdout, process.stderr):
+                    if pipe is not None:  # a child outside the group may still hold them open
+                        pipe.close()
                 detail = f"killed at the time limit ({seconds:.2f} s)"
                 return Answer(Claim.NONE, failure=Verdict.TIMEOUT, detail=detail, seconds=seconds)
         finally:

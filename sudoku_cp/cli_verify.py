@@ -74,16 +74,19 @@ External programs (--solver-cmd CMD; not a DIMACS solver as in 'solve --solver-c
     SOLUTION                 a solution in the same one-line form (integers for n > 61)
     unique SOLUTION          ... and it is the only one
     multiple [SOLUTION]      more than one solution (a second SOLUTION may follow on a line)
-    unsat | no solution      no solution exists
+    unsat | no solution      no solution exists ('unsatisfiable' and 'none' also do)
     unknown                  gave up (an empty output counts the same)
   Exit status nonzero is a crash; at --timeout the program and everything it started (its
   process group) is killed and the run counts as a timeout.  A missing program, a crash, a
   hang or unreadable output gives one line per puzzle, and the batch goes on.
 
 Answer files (--answers FILE): one line per puzzle of the corpus, in order, in the same answer
-forms; an empty line is 'unknown'.  A different number of lines is an error.  In-process
-backends get --timeout as their time limit; one that answers well past it is counted as a
-timeout.
+forms; an empty line is 'unknown'.  A different number of lines is an error.  An answer file
+is judged once, whatever --runs says.
+
+Backends run in this process and get --timeout as their time limit; an answer that comes well
+past it (20% and half a second) is counted as a timeout.  Each backend first solves an easy
+puzzle of each box shape, untimed, so compilation is not timed.
 
 examples:
   sudoku-cp verify --backend acs --runs 10 --timeout 5 corpus.txt

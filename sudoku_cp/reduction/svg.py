@@ -33,11 +33,11 @@ def reduction_svg(reduction: Reduction, *, title: str | None = None) -> str:
     """
     layout = reduction.layout
     k, n = reduction.k, reduction.n
-    cell = max(4, min(24, 900 // n))
+    cell = max(4, min(36, 900 // n))
     side = n * cell
     top = _MARGIN + 20
-    width = side + 2 * _MARGIN
-    height = top + side + 50
+    width = max(side + 2 * _MARGIN, 640)
+    height = top + side + 56
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" font-family="sans-serif">',
@@ -56,7 +56,8 @@ def reduction_svg(reduction: Reduction, *, title: str | None = None) -> str:
         if label and cell >= 8:
             size = max(7, min(11, k * cell // 4))
             out.append(
-                f'<text x="{x + 2}" y="{y + size}" font-size="{size}" fill="#374151">{escape(label)}</text>'
+                f'<text x="{x + 2}" y="{y + size}" font-size="{size}" fill="#374151" stroke="white" '
+                f'stroke-width="3" paint-order="stroke">{escape(label)}</text>'
             )
 
     for v in layout.variables:
@@ -132,11 +133,12 @@ def reduction_svg(reduction: Reduction, *, title: str | None = None) -> str:
             f'<rect x="{x}" y="{y}" width="{cell - 2}" height="{cell - 2}" fill="none" stroke="black" '
             f'stroke-width="{max(1.0, cell / 8)}"><title>witness R{r + 1}C{c + 1}</title></rect>'
         )
-    legend = (
-        "blue: variable (filled = true cell, ring = false cell); orange: clause (filled = truth row, "
-        "ring = conflict row); red: terminal; green: equality; grey: fill"
-        + ("; outlined: witness cells" if reduction.witness_cells else "")
-    )
-    out.append(f'<text x="{_MARGIN}" y="{top + side + 20}" font-size="10">{escape(legend)}</text>')
+    legend = [
+        "blue: variable gadget (filled = true cell, ring = false cell); green: equality gadget",
+        "orange: clause gadget (filled = truth row, ring = conflict row); red: terminal; grey: fill"
+        + ("; outlined: witness cells" if reduction.witness_cells else ""),
+    ]
+    for i, line in enumerate(legend):
+        out.append(f'<text x="{_MARGIN}" y="{top + side + 18 + 14 * i}" font-size="10">{escape(line)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"

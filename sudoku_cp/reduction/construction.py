@@ -25,6 +25,7 @@ each resulting 4-clause (a b c z) is split into (a b y) (-y c z) with a fresh y.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -430,6 +431,17 @@ class Reduction:
                 for e in layout.equalities
             ],
         }
+
+    def metadata_json(self) -> str:
+        """``metadata()`` as JSON text: one key per line, one gadget per line."""
+        lines = []
+        for key, value in self.metadata().items():
+            if isinstance(value, list) and value and isinstance(value[0], dict):
+                items = ",\n  ".join(json.dumps(item) for item in value)
+                lines.append(f" {json.dumps(key)}: [\n  {items}\n ]")
+            else:
+                lines.append(f" {json.dumps(key)}: {json.dumps(value)}")
+        return "{\n" + ",\n".join(lines) + "\n}\n"
 
     @classmethod
     def from_metadata(cls, data: dict[str, Any]) -> Reduction:

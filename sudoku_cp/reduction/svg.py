@@ -138,7 +138,7 @@ def reduction_svg(reduction: Reduction, *, title: str | None = None) -> str:
         "orange: clause gadget (filled = truth row, ring = conflict row); red: terminal; grey: fill"
         + ("; outlined: witness cells" if reduction.witness_cells else ""),
     ]
-    for i, line in enumerate(legend):
-        out.append(f'<text x="{_MARGIN}" y="{top + side + 18 + 14 * i}" font-size="10">{escape(line)}</text>')
+    for i, text in enumerate(legend):
+        out.append(f'<text x="{_MARGIN}" y="{top + side + 18 + 14 * i}" font-size="10">{escape(text)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"

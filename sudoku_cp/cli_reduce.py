@@ -20,6 +20,7 @@ from .cli import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN
 from .formats import ParseError, json_dumps, read_text
 from .nishio.instance import NishioInstance, SolveTimeout, parse_instance, placement_problem
 from .reduction.formula import Formula, parse_dimacs, solve_formula
+from .reduction.gadgets import FILLS
 from .reduction.random3sat import random_3sat
 
 if TYPE_CHECKING:
@@ -45,12 +46,16 @@ Modes:
   --decode META PLACEMENT
                    a placement inside S (mask rows, cell list or JSON, as 'nishio' reads them, or
                    a SAT solver's model of 'encode --nishio --to cnf' of the instance) back to a
-                   satisfying assignment, checked against the formula and printed as DIMACS 'v'
-                   lines (variables of the encoded 3-SAT formula)
+                   satisfying assignment, checked against the encoded formula and printed as
+                   DIMACS 's' and 'v' lines: the values of the input formula's variables (with
+                   --nonempty and the witness variable z true, the whole encoded assignment and
+                   's UNKNOWN': such a placement says nothing about the input formula)
   --verify         build, then decide both sides: the formula with pysat, the instance with the
                    Nishio SAT and CP-SAT methods (and the DAG when n <= 25); decode the placement
-                   found, map the formula's model to a placement; exit 0 only if all agree.
-                   Several FORMULA files give one result each (JSON Lines with --json).
+                   found, map the formula's model to a placement; with --nonempty also decide
+                   whether witness cells lie in S' (both methods) and decode a placement through
+                   one.  Exit 0 only if all agree.  Several FORMULA files give one result each
+                   (JSON Lines with --json); a bad file is reported and the others go on.
 
 examples:
   sudoku-cp reduce formula.cnf -o inst.nishio --meta inst.json
@@ -90,7 +95,7 @@ def add_reduce_command(commands: argparse._SubParsersAction, formatter: type[arg
     parser.add_argument("--nonempty", action="store_true", help="Theorem 6.2: S always has a placement")
     parser.add_argument(
         "--fill",
-        choices=("full", "minimal"),
+        choices=FILLS,
         default="full",
         help="cells outside the gadgets: every free cell, or one fixed completion (default: full)",
     )
@@ -131,9 +136,10 @@ def _read_formula(path: str) -> _Source:
     name = "<stdin>" if path == "-" else path
     try:
         return _Source(name, parse_dimacs(read_text(path)))
-    except ParseError as error:
-        message = str(error)
-        return _Source(name, None, message if message.startswith("no such file") else f"{name}: {message}")
+    except ParseError as error:  # reading errors (no line) name the file already
+        return _Source(
+            name, None, str(error) if error.line is None and name in str(error) else f"{name}: {error}"
+        )
     except OSError as error:
         return _Source(name, None, f"{name}: {error.strerror or error}")
 

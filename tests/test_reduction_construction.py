@@ -189,6 +189,46 @@ def test_bad_metadata_is_refused_with_a_clear_message(change: str, message: str)
     assert "\n" not in str(error.value)
 
 
+_JUNK = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 70),
+    st.text(max_size=3),
+    st.lists(st.integers(-2, 40), max_size=4),
+    st.dictionaries(st.sampled_from(["rows", "variable"]), st.integers(0, 9), max_size=2),
+)
+
+
+def _paths(value: object, prefix: tuple = ()) -> list[tuple]:
+    """Every key/index path into a JSON value."""
+    found = [prefix] if prefix else []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += _paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += _paths(item, (*prefix, index))
+    return found
+
+
+@settings(max_examples=100)
+@given(st.data())
+def test_damaged_metadata_gives_valueerror_or_a_sound_reduction(data: st.DataObject) -> None:
+    metadata = reduce_formula(Formula(3, ((1, -2, 3), (-1, 2), (2,))), nonempty=True).metadata()
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(_paths(metadata)))
+        parent = metadata
+        for key in path[:-1]:
+            parent = parent[key]
+        parent[path[-1]] = data.draw(_JUNK)
+    try:
+        reduction = Reduction.from_metadata(metadata)
+    except ValueError as error:
+        assert str(error).startswith("metadata") and "\n" not in str(error)
+        return
+    assert layout_problems(reduction.layout, reduction.formula.clauses, reduction.formula.num_vars) == []
+
+
 def test_reduce_refuses_an_unknown_fill() -> None:
     with pytest.raises(ValueError, match="fill"):
         reduce_formula(Formula(1, ((1,),)), fill="some")

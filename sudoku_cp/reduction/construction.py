@@ -39,11 +39,15 @@ from .formula import Formula, to_3sat
 from .gadgets import FILLS, ClauseGadget, EqualityGadget, Layout, VariableGadget, layout_problems
 
 __all__ = [
+    "MAX_BOX_SIDE",
     "Reduction",
     "build_layout",
     "reduce_formula",
     "with_witness_variable",
 ]
+
+#: The largest box side k (n = k*k = 4096): a grid's geometry tables grow like n^2 and beyond.
+MAX_BOX_SIDE = 64
 
 _METADATA_FORMAT = "sudoku-cp reduction"
 _METADATA_VERSION = 1
@@ -347,12 +351,16 @@ def build_layout(formula: Formula, *, always: Sequence[int] = ()) -> Layout:
     counts[list(always)] = np.maximum(counts[list(always)], 2)
     blocks = int(counts.sum()) + sum(len(c) + 1 for c in formula.clauses)
     k = max(2, math.isqrt(max(blocks - 1, 0)) + 1, formula.max_clause_length + 1)
-    while True:
+    while k <= MAX_BOX_SIDE:
         for strategy in _STRATEGIES:
             layout = _try_layout(formula, k, always, strategy)
             if layout is not None:
                 return layout
         k += 1
+    raise ValueError(
+        f"the formula needs {blocks} gadget boxes, more than a grid with {MAX_BOX_SIDE}x{MAX_BOX_SIDE} "
+        f"boxes (n = {MAX_BOX_SIDE**2}) holds; sudoku_cp builds no larger reduction"
+    )
 
 
 # ---------------------------------------------------------------- the reduction
@@ -494,7 +502,9 @@ def reduce_formula(formula: Formula, *, nonempty: bool = False, fill: str = "ful
 # ---------------------------------------------------------------- metadata
 
 
-def _need(data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str = "metadata") -> Any:
+def _need(data: Any, key: str, kind: type | tuple[type, ...], where: str = "metadata") -> Any:
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}: expected a JSON object, got {type(data).__name__}")
     if key not in data:
         raise ValueError(f"{where}: missing {key!r}")
     value = data[key]
@@ -528,8 +538,8 @@ def _from_metadata(data: dict[str, Any]) -> Reduction:
             f"metadata: unsupported version {data.get('version')!r} (expected {_METADATA_VERSION})"
         )
     k = _need(data, "k", int)
-    if not 2 <= k <= 1000:
-        raise ValueError(f"metadata: 'k' must lie in 2..1000, not {k}")
+    if not 2 <= k <= MAX_BOX_SIDE:
+        raise ValueError(f"metadata: 'k' must lie in 2..{MAX_BOX_SIDE}, not {k}")
     fill = _need(data, "fill", str)
     if fill not in FILLS:
         raise ValueError(f"metadata: 'fill' must be one of {', '.join(FILLS)}, not {fill!r}")
@@ -537,6 +547,8 @@ def _from_metadata(data: dict[str, Any]) -> Reduction:
     source_vars = _need(data, "source_vars", int)
     raw = _need(data, "formula", dict)
     num_vars = _need(raw, "num_vars", int, "metadata formula")
+    if num_vars > 10_000_000:
+        raise ValueError(f"metadata formula: {num_vars} variables is beyond any grid sudoku_cp builds")
     clauses = _need(raw, "clauses", list, "metadata formula")
     try:
         formula = Formula(
@@ -546,7 +558,8 @@ def _from_metadata(data: dict[str, Any]) -> Reduction:
     except ValueError as error:
         raise ValueError(f"metadata formula: {error}") from None
     z = data.get("witness_variable")
-    if nonempty != (z is not None) or (z is not None and (not isinstance(z, int) or not 1 <= z <= num_vars)):
+    named = isinstance(z, int) and not isinstance(z, bool) and 1 <= z <= num_vars
+    if nonempty != (z is not None) or (z is not None and not named):
         raise ValueError("metadata: 'witness_variable' must name a variable exactly when 'nonempty' is true")
     variables = []
     for i, v in enumerate(_need(data, "variables", list)):

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import DATA, SHARED
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pysat.solvers import Solver
 
 from sudoku_cp import cli_reduce
@@ -227,6 +229,31 @@ def test_decode_missing_placement_file(
     assert code == 2 and "no such file" in one_line_error(err)
 
 
+def test_decode_rejects_an_unreadable_placement_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, small_sat: str
+) -> None:
+    _, meta = built(capsys, tmp_path, small_sat)
+    bad = write(tmp_path / "bad.txt", "x . ?\n")
+    code, _, err = run(capsys, "reduce", "--decode", str(meta), bad)
+    line = one_line_error(err)
+    assert code == 2 and f"{bad}: line 1" in line
+
+
+def test_decode_exits_3_when_the_decoded_assignment_falsifies_the_formula(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from sudoku_cp.reduction import decode
+
+    reduction, meta = built(capsys, tmp_path, str(SATLIB / "uf20-01.cnf"))
+    cols = make_method("sat").find_placement(reduction.instance)
+    assert cols is not None
+    placement = placement_file(tmp_path, reduction.instance, cols)
+    monkeypatch.setattr(decode, "assignment_from_placement", lambda r, c: (False,) * r.formula.num_vars)
+    code, out, err = run(capsys, "reduce", "--decode", str(meta), placement)
+    assert code == 3 and out == ""
+    assert "falsifies clause" in one_line_error(err)
+
+
 # ----------------------------------------------------------------------------------------- verify
 
 FIELDS = {"formula_satisfiable", "instance_satisfiable", "k", "n", "cells", "agree", "seconds"}
@@ -356,6 +383,48 @@ def test_verify_random_formulas_both_ways(capsys: pytest.CaptureFixture[str]) ->
         assert report["agree"] is True, report
         outcomes.add(report["formula_satisfiable"])
     assert outcomes == {True, False}
+
+
+@pytest.mark.parametrize("nonempty", [False, True])
+@pytest.mark.parametrize(
+    "formula",
+    [
+        Formula(3, ()),  # no clauses, unused variables
+        Formula(2, ((1,), ())),  # an empty clause: unsatisfiable
+        Formula(4, ((1,), (-1, 2))),  # unit and binary clauses
+        Formula(6, ((1, 2, 3, 4, 5, 6), (-1,), (-2,))),  # a long clause, split with fresh variables
+        Formula(5, ((1, -2, 3, -4, 5), (-1, -3), (2,))),
+    ],
+    ids=["no-clauses", "empty-clause", "short-clauses", "long-clause", "mixed"],
+)
+def test_verify_agrees_on_edge_formulas(formula: Formula, nonempty: bool) -> None:
+    report = cli_reduce.verify_reduction(formula, nonempty=nonempty)
+    assert report["agree"] is True, report
+    assert report["instance_satisfiable"] is (True if nonempty else report["formula_satisfiable"])
+
+
+@settings(max_examples=25)
+@given(
+    st.lists(
+        st.lists(st.integers(1, 4).flatmap(lambda v: st.sampled_from((v, -v))), min_size=1, max_size=4),
+        min_size=1,
+        max_size=6,
+    ),
+    st.booleans(),
+)
+def test_verify_agrees_on_random_small_formulas(clauses: list[list[int]], nonempty: bool) -> None:
+    kept = [tuple(dict.fromkeys(c)) for c in clauses if not any(-lit in c for lit in c)]
+    report = cli_reduce.verify_reduction(Formula(4, tuple(kept)), nonempty=nonempty)
+    assert report["agree"] is True, report
+
+
+def test_verify_closure_flag_compares_dag_and_sat_closures(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = write(tmp_path / "tiny.cnf", "p cnf 3 2\n1 2 -3 0\n-1 3 0\n")
+    code, out, err = run(capsys, "reduce", "--verify", "--closure", path, "--json")
+    report = json.loads(out)
+    assert code == 0 and report["n"] <= 25 and report["dag_closure_equals_sat_closure"] is True
 
 
 # -------------------------------------------------------------------------------------- bad input

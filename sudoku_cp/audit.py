@@ -198,7 +198,10 @@ class RunResult:
 
 
 def judge(puzzle: Grid, answer: Answer, truth: Callable[[], Truth]) -> tuple[Verdict, str]:
-    """The verdict on an answer and why; ``truth`` is called only when a claim needs SAT."""
+    """The verdict on an answer and why; ``truth`` is called only when a claim needs SAT.
+
+    Raises BackendError when the ground truth finds no solution where the checker passed one.
+    """
     if answer.failure is not None:
         return answer.failure, answer.detail
     claim = answer.claim
@@ -220,20 +223,30 @@ def judge(puzzle: Grid, answer: Answer, truth: Callable[[], Truth]) -> tuple[Ver
         if len(answer.solutions) > 1:
             return Verdict.CORRECT, "two different valid solutions shown"
         known = truth()
-        if known.count > 1:
+        if len(set(known.solutions) | set(answer.solutions)) > 1:
             return Verdict.CORRECT, "more than one solution, confirmed by SAT"
         if known.count == 1:
             return Verdict.WRONG, "claimed more than one solution, but SAT proves the solution unique"
-        return Verdict.WRONG, "claimed more than one solution, but SAT proves there is none"
+        if not answer.solutions:
+            return Verdict.WRONG, "claimed more than one solution, but SAT proves there is none"
+        raise _contradiction(answer)
     if not answer.solutions:
         return Verdict.WRONG, f"claimed {claim.value} but showed no solution"
     if claim is Claim.UNIQUE:
         known = truth()
+        other = next((grid for grid in known.solutions if grid != answer.solutions[0]), None)
+        if other is not None:
+            return Verdict.WRONG, f"claimed unique, but SAT finds another solution {format_line(other)}"
         if known.count == 1:
             return Verdict.CORRECT, "unique, confirmed by SAT"
-        other = next(grid for grid in known.solutions if grid != answer.solutions[0])
-        return Verdict.WRONG, f"claimed unique, but SAT finds another solution {format_line(other)}"
+        raise _contradiction(answer)
     return Verdict.CORRECT, ""
+
+
+def _contradiction(answer: Answer) -> BackendError:
+    """Ground truth that finds no solution where the checker passed one: never trust either."""
+    shown = format_line(answer.solutions[0])
+    return BackendError(f"the ground truth finds no solution, but the checker passed {shown}")
 
 
 # --------------------------------------------------------------------------------------- answers

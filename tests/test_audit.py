@@ -23,6 +23,7 @@ from sudoku_cp.audit import (
     ProgramSolver,
     RunResult,
     SolverTally,
+    Truth,
     Verdict,
     answer_from_search,
     audit,
@@ -163,6 +164,22 @@ def test_multiple_claim_showing_one_solution_twice_is_wrong() -> None:
 def test_bare_multiple_claim_is_decided_by_sat(puzzle: str, expected: Verdict, words: str) -> None:
     verdict, detail = judge(grid(puzzle), Answer(Claim.MULTIPLE), truth_of(grid(puzzle)))
     assert verdict is expected and words in detail
+
+
+def test_claims_hold_against_a_ground_truth_that_saw_only_another_solution() -> None:
+    puzzle = grid(MULTI)
+    first, second = GroundTruth()(puzzle).solutions
+    partial = Truth((second,))  # as if SAT had wrongly called the puzzle unique
+    assert judge(puzzle, Answer(Claim.MULTIPLE, (first,)), lambda: partial)[0] is Verdict.CORRECT
+    verdict, detail = judge(puzzle, Answer(Claim.UNIQUE, (first,)), lambda: partial)
+    assert verdict is Verdict.WRONG and format_line(second) in detail
+
+
+def test_ground_truth_that_contradicts_the_checker_is_an_error_not_a_verdict() -> None:
+    puzzle = grid(PUZZLE)
+    for claim in (Claim.UNIQUE, Claim.MULTIPLE):
+        with pytest.raises(BackendError, match="the checker passed"):
+            judge(puzzle, Answer(claim, (grid(SOLUTION),)), lambda: Truth(()))
 
 
 def test_failures_and_unknown_claims_keep_their_verdict() -> None:

@@ -11,9 +11,9 @@ from conftest import DATA, SHARED
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pysat.solvers import Solver
+from test_cli import assert_one_line_error, run
 
 from sudoku_cp import cli_reduce
-from sudoku_cp.cli import main
 from sudoku_cp.cnf.nishio import encode_nishio_cnf
 from sudoku_cp.nishio.api import make_method
 from sudoku_cp.nishio.instance import NishioInstance, instance_text, parse_instance
@@ -24,20 +24,6 @@ from sudoku_cp.reduction.random3sat import random_3sat
 SATLIB = DATA / "satlib"
 SMALL_SAT = "c two clauses\np cnf 3 2\n1 -2 3 0\n-1 2 0\n"
 SMALL_UNSAT = "p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n"
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    """Exit code, stdout and stderr of one in-process run."""
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line_error(err: str) -> str:
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    assert lines[0].startswith("sudoku-cp: error: ") and "Traceback" not in err
-    return lines[0]
 
 
 def write(path: Path, text: str) -> str:
@@ -192,7 +178,7 @@ def test_decode_rejects_a_placement_outside_s(capsys: pytest.CaptureFixture[str]
     code, out, err = run(
         capsys, "reduce", "--decode", str(meta), placement_file(tmp_path, reduction.instance, moved)
     )
-    line = one_line_error(err)
+    line = assert_one_line_error(err)
     assert code == 2 and out == ""
     assert "not a valid placement inside S" in line
 
@@ -205,7 +191,7 @@ def test_decode_rejects_a_row_with_two_cells(
     rows = ["x" * 2 + "." * (n - 2)] + ["." * n] * (n - 1)
     bad = write(tmp_path / "bad.txt", "\n".join(rows) + "\n")
     code, _, err = run(capsys, "reduce", "--decode", str(meta), bad)
-    assert code == 2 and "row 1 holds 2 cells" in one_line_error(err)
+    assert code == 2 and "row 1 holds 2 cells" in assert_one_line_error(err)
 
 
 @pytest.mark.parametrize(
@@ -218,7 +204,7 @@ def test_decode_rejects_bad_metadata(
     meta = write(tmp_path / "meta.json", meta_text)
     placement = write(tmp_path / "p.txt", "x.\n.x\n")
     code, _, err = run(capsys, "reduce", "--decode", meta, placement)
-    assert code == 2 and words in one_line_error(err)
+    assert code == 2 and words in assert_one_line_error(err)
 
 
 def test_decode_missing_placement_file(
@@ -226,7 +212,7 @@ def test_decode_missing_placement_file(
 ) -> None:
     _, meta = built(capsys, tmp_path, small_sat)
     code, _, err = run(capsys, "reduce", "--decode", str(meta), str(tmp_path / "absent.txt"))
-    assert code == 2 and "no such file" in one_line_error(err)
+    assert code == 2 and "no such file" in assert_one_line_error(err)
 
 
 def test_decode_rejects_an_unreadable_placement_file(
@@ -235,7 +221,7 @@ def test_decode_rejects_an_unreadable_placement_file(
     _, meta = built(capsys, tmp_path, small_sat)
     bad = write(tmp_path / "bad.txt", "x . ?\n")
     code, _, err = run(capsys, "reduce", "--decode", str(meta), bad)
-    line = one_line_error(err)
+    line = assert_one_line_error(err)
     assert code == 2 and f"{bad}: line 1" in line
 
 
@@ -251,7 +237,7 @@ def test_decode_exits_3_when_the_decoded_assignment_falsifies_the_formula(
     monkeypatch.setattr(decode, "assignment_from_placement", lambda r, c: (False,) * r.formula.num_vars)
     code, out, err = run(capsys, "reduce", "--decode", str(meta), placement)
     assert code == 3 and out == ""
-    assert "falsifies clause" in one_line_error(err)
+    assert "falsifies clause" in assert_one_line_error(err)
 
 
 # ----------------------------------------------------------------------------------------- verify
@@ -324,7 +310,7 @@ def test_verify_batch_human_reports_bad_files_on_stderr(
     bad = write(tmp_path / "bad.cnf", "p cnf 3 x\n")
     code, out, err = run(capsys, "reduce", "--verify", bad, small_sat)
     assert code == 2 and "agree" in out
-    assert "line 1, column 9" in one_line_error(err)
+    assert "line 1, column 9" in assert_one_line_error(err)
 
 
 def test_verify_random_formula(capsys: pytest.CaptureFixture[str]) -> None:
@@ -445,18 +431,18 @@ def test_usage_errors_are_one_line_and_exit_2(
 ) -> None:
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
-    assert words in one_line_error(err)
+    assert words in assert_one_line_error(err)
 
 
 def test_both_file_and_random_is_an_error(capsys: pytest.CaptureFixture[str], small_sat: str) -> None:
     code, _, err = run(capsys, "reduce", small_sat, "--random-vars", "5", "--clauses", "3")
-    assert code == 2 and "not both" in one_line_error(err)
+    assert code == 2 and "not both" in assert_one_line_error(err)
 
 
 def test_bad_header_names_file_and_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     bad = write(tmp_path / "bad.cnf", "c comment\np cnf 3\n1 0\n")
     code, _, err = run(capsys, "reduce", bad)
-    line = one_line_error(err)
+    line = assert_one_line_error(err)
     assert code == 2 and f"{bad}: line 2" in line and "header" in line
 
 

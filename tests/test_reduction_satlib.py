@@ -80,7 +80,9 @@ def test_uf20_sizes_are_reported_by_metadata() -> None:
     reduction = reduce_formula(parse_dimacs((DATA / "satlib" / "uf20-01.cnf").read_text()), fill="minimal")
     data = reduction.metadata()
     assert (data["k"], data["n"], data["cells"]) == (reduction.k, reduction.k**2, reduction.instance.size)
-    assert len(data["clauses"]) == 91 and sum(len(v["rows"]) for v in data["variables"]) == 273
+    assert len(data["clauses"]) == 91
+    # One variable block per occurrence, plus two per cut (each end of its equality gadget).
+    assert sum(len(v["rows"]) for v in data["variables"]) == 273 + 2 * len(data["equalities"])
     assert int(np.count_nonzero(reduction.instance.mask.any(axis=1))) == reduction.n
 
 

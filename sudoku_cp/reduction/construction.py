@@ -79,7 +79,10 @@ def with_witness_variable(formula: Formula) -> tuple[Formula, int]:
 _TERM, _EQUALITY, _FREE = "term", "equality", "free"
 #: Packing strategies tried for each k: 0 = whole variables by first-fit decreasing; m >= 2 = next
 #: fit, cutting a variable at a band's end when at least m blocks are left there.
-_STRATEGIES = (0, 2, 3, 4)
+#: _MIXED = any gadget in any band (``_plan_mixed``): links are no longer bipartite, so the
+#: colouring may fail; tried last.
+_MIXED, _MIXED_CUT = -1, -2
+_STRATEGIES = (0, 2, 3, 4, _MIXED, _MIXED_CUT)
 
 
 @dataclass(slots=True)
@@ -163,8 +166,8 @@ def _pack_cut(
 ) -> tuple[list[_Piece], list[int]] | None:
     """Pieces by next fit, cutting a variable at the end of a band when at least ``min_cut`` blocks are left.
 
-    A cut costs one more variable block and an equality gadget (two blocks) in a clause band,
-    where the slack of bands holding 4-block clauses often has room for it.
+    A cut costs two variable blocks (one in each piece) and an equality gadget (two blocks) in a
+    clause band, where the slack of bands holding 4-block clauses often has room for it.
     """
     pieces: list[_Piece] = []
     equalities: list[int] = []
@@ -208,28 +211,46 @@ def _first_fit_decreasing(sizes: Sequence[int], capacity: int) -> list[int]:
     return bins
 
 
-def _edge_colouring(ends: Sequence[tuple[int, int]], vertices: int, colours: int) -> list[int]:
-    """A proper edge colouring of a bipartite multigraph of maximum degree <= colours (alternating paths)."""
+def _edge_colouring(ends: Sequence[tuple[int, int]], vertices: int, colours: int) -> list[int] | None:
+    """A proper edge colouring with ``colours`` colours of a loopless multigraph, or None when not found.
+
+    Each edge takes a colour missing at both ends, after swapping two colours on an alternating
+    path when needed.  On a bipartite multigraph of maximum degree <= colours this always
+    succeeds (the path from one end never reaches the other); otherwise it may give up.
+    """
     at: list[dict[int, int]] = [{} for _ in range(vertices)]
     colour = [-1] * len(ends)
 
-    def missing(x: int) -> int:
-        return next(c for c in range(colours) if c not in at[x])
+    def missing(x: int) -> list[int]:
+        return [c for c in range(colours) if c not in at[x]]
 
     def other(e: int, x: int) -> int:
         u, v = ends[e]
         return v if x == u else u
 
+    def alternating_path(start: int, first: int, second: int) -> tuple[list[int], int]:
+        path, x, c = [], start, first
+        while c in at[x]:
+            f = at[x][c]
+            path.append(f)
+            x = other(f, x)
+            c = second if c == first else first
+        return path, x
+
     for e, (u, v) in enumerate(ends):
-        alpha, beta = missing(u), missing(v)
-        if alpha in at[v]:
-            # Swap alpha and beta on the alternating path from v; it cannot reach u (bipartite).
-            path, x, c = [], v, alpha
-            while c in at[x]:
-                f = at[x][c]
-                path.append(f)
-                x = other(f, x)
-                c = beta if c == alpha else alpha
+        free_u, free_v = missing(u), missing(v)
+        if not free_u or not free_v:
+            return None
+        common = set(free_u) & set(free_v)
+        if common:
+            alpha = min(common)
+        else:
+            for alpha, beta in ((a, b) for a in free_u for b in free_v):
+                path, end = alternating_path(v, alpha, beta)
+                if end != u:  # swapping alpha and beta on the path frees alpha at v, keeps it free at u
+                    break
+            else:
+                return None
             for f in path:
                 for y in ends[f]:
                     del at[y][colour[f]]
@@ -243,22 +264,119 @@ def _edge_colouring(ends: Sequence[tuple[int, int]], vertices: int, colours: int
     return colour
 
 
-def _try_layout(formula: Formula, k: int, always: Sequence[int], strategy: int) -> Layout | None:
-    """The layout for box side k by one packing strategy, or None when the gadgets do not fit."""
-    planned = _pack_whole(formula, k, always) if strategy == 0 else _pack_cut(formula, k, always, strategy)
-    if planned is None:
-        return None
-    pieces, equality_vars = planned
-    items = [_Item(_TERM, i, len(c) + 1) for i, c in enumerate(formula.clauses)]
-    items += [_Item(_EQUALITY, e, 2) for e in range(len(equality_vars))]
-    if any(item.size > k for item in items):
-        return None
+def _bands_apart(pieces: list[_Piece], items: list[_Item], k: int) -> bool:
+    """Variable pieces in the first bands, clause and equality gadgets after them (bipartite links)."""
     clause_bins = _first_fit_decreasing([item.size for item in items], k)
     var_bands = max((p.band for p in pieces), default=-1) + 1
     if var_bands + max(clause_bins, default=-1) + 1 > k:
-        return None
+        return False
     for item, b in zip(items, clause_bins, strict=True):
         item.band = var_bands + b
+    return True
+
+
+def _plan_mixed(
+    formula: Formula, k: int, always: Sequence[int], whole: bool
+) -> tuple[list[_Piece], list[int], list[_Item]] | None:
+    """Pieces, equality variables and gadgets with bands, every band open to every kind of gadget.
+
+    Clause gadgets first (first-fit decreasing), then (with ``whole``) whole variables where they
+    fit beside no clause they link to, then the remaining variables cut to fill the largest rooms
+    left, and last the equality gadgets, each in a band apart from both pieces it joins.
+    """
+    items = [_Item(_TERM, i, len(c) + 1) for i, c in enumerate(formula.clauses)]
+    bins = _first_fit_decreasing([item.size for item in items], k)
+    if any(item.size > k for item in items) or max(bins, default=0) >= k:
+        return None
+    room = [k] * k
+    for item, b in zip(items, bins, strict=True):
+        item.band = b
+        room[b] -= item.size
+    pieces: list[_Piece] = []
+    equality_vars: list[int] = []
+    leftovers = []
+    by_size = sorted(_occurrences(formula, always).items(), key=lambda item: (-max(len(item[1]), 2), item[0]))
+    for v, occ in by_size:
+        slots = occ or [(_FREE, 0, 0), (_FREE, 0, 0)]
+        beside = {items[clause].band for _, clause, _ in occ}
+        fits = (b for b in range(k) if room[b] >= len(slots) and b not in beside)
+        band = next(fits, None) if whole or not occ else None
+        if band is not None:
+            pieces.append(_Piece(v, slots, band))
+            room[band] -= len(slots)
+        elif occ:
+            leftovers.append((v, occ))
+        else:
+            return None
+    for v, occ in leftovers:
+        rest = list(occ)
+        incoming: int | None = None
+        while rest:
+            linked = incoming is not None
+            # The tightest band that takes the rest whole, else a cut in the band with most room.
+            whole_fits = [
+                b
+                for b in range(k)
+                if len(rest) + linked <= room[b] and all(items[c].band != b for _, c, _ in rest)
+            ]
+            if whole_fits:
+                b = min(whole_fits, key=lambda b: (room[b], b))
+                take, cut = rest, False
+            else:
+                cuts = [
+                    b
+                    for b in range(k)
+                    if room[b] - linked >= 2 and any(items[c].band != b for _, c, _ in rest)
+                ]
+                if not cuts:
+                    return None
+                b = max(cuts, key=lambda b: (room[b], -b))
+                take = [slot for slot in rest if items[slot[1]].band != b][: room[b] - linked - 1]
+                cut = True
+            outgoing = len(equality_vars) if cut else None
+            if cut:
+                equality_vars.append(v)
+            slots = [(_EQUALITY, incoming, 1)] if incoming is not None else []
+            slots += take
+            if outgoing is not None:
+                slots.append((_EQUALITY, outgoing, 0))
+            pieces.append(_Piece(v, slots, b))
+            room[b] -= len(slots)
+            taken = set(take)
+            rest = [slot for slot in rest if slot not in taken]
+            incoming = outgoing
+    piece_bands: dict[int, set[int]] = {e: set() for e in range(len(equality_vars))}
+    for piece in pieces:
+        for kind, index, _ in piece.slots:
+            if kind == _EQUALITY:
+                piece_bands[index].add(piece.band)
+    for e in range(len(equality_vars)):
+        band = next((b for b in range(k) if room[b] >= 2 and b not in piece_bands[e]), None)
+        if band is None:
+            return None
+        items.append(_Item(_EQUALITY, e, 2, band))
+        room[band] -= 2
+    return pieces, equality_vars, items
+
+
+def _try_layout(formula: Formula, k: int, always: Sequence[int], strategy: int) -> Layout | None:
+    """The layout for box side k by one packing strategy, or None when the gadgets do not fit."""
+    if strategy in (_MIXED, _MIXED_CUT):
+        mixed = _plan_mixed(formula, k, always, whole=strategy == _MIXED)
+        if mixed is None:
+            return None
+        pieces, equality_vars, items = mixed
+    else:
+        planned = (
+            _pack_whole(formula, k, always) if strategy == 0 else _pack_cut(formula, k, always, strategy)
+        )
+        if planned is None:
+            return None
+        pieces, equality_vars = planned
+        items = [_Item(_TERM, i, len(c) + 1) for i, c in enumerate(formula.clauses)]
+        items += [_Item(_EQUALITY, e, 2) for e in range(len(equality_vars))]
+        if any(item.size > k for item in items) or not _bands_apart(pieces, items, k):
+            return None
     clause_item = {(item.kind, item.index): item for item in items}
 
     # Links: a variable block (piece, slot) and its partner block in a clause band.
@@ -269,7 +387,10 @@ def _try_layout(formula: Formula, k: int, always: Sequence[int], strategy: int) 
             if kind != _FREE:
                 links.append((p, s))
                 ends.append((piece.band, clause_item[(kind, index)].band))
-    stack_of_link = _edge_colouring(ends, k, k)
+    colouring = _edge_colouring(ends, k, k)
+    if colouring is None:
+        return None
+    stack_of_link = colouring
 
     used_stacks: list[set[int]] = [set() for _ in range(k)]
     for (u, v), s in zip(ends, stack_of_link, strict=True):

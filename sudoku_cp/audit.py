@@ -19,6 +19,7 @@ when a claim needs it, and reuses it for every later run and solver.
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
 import re
 import shlex
@@ -31,6 +32,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from typing import Any, Protocol
 
 import numpy as np
@@ -76,6 +79,8 @@ _UNKNOWN_WORDS = frozenset({"unknown", "indeterminate", "timeout"})
 _SELF_CHECK = re.compile(r"returned a wrong solution|returned the same solution twice")
 _LATE_FACTOR, _LATE_GRACE = 1.2, 0.5  # an in-process answer later than this is counted as a timeout
 _SHOWN_TEXT = 40
+_WARM_SECONDS = 120.0  # limit of the untimed warm-up search (compilation included)
+_KILL_FACTOR, _KILL_GRACE = 1.5, 2.0  # an isolated backend still busy this long is killed
 
 
 class AuditError(ValueError):
@@ -377,48 +382,138 @@ class Solver(Protocol):
         """Answer puzzle number ``index`` (0-based) of the corpus."""
         ...
 
+    def close(self) -> None:
+        """Release what the solver holds (a worker process); it may be used again after."""
+        ...
+
+
+def _warm_up(spec: str, options: dict[str, Any], geometry: Geometry) -> None:
+    """Solve an easy puzzle of this shape once, untimed, so compilation is not in the first run."""
+    rng = np.random.default_rng(0)
+    easy = blank_cells(random_solution(geometry, rng), 0.25, rng)
+    with contextlib.suppress(Exception):  # a broken backend shows up in the timed runs
+        make_backend(spec, **options).search(easy, 1, _WARM_SECONDS)
+
+
+def _backend_answer(
+    spec: str, options: dict[str, Any], puzzle: Grid, seed: int, limit: int, time_limit: float | None
+) -> Answer:
+    """One search by a fresh backend; a raised error is a crash (or a self-caught wrong answer)."""
+    start = time.perf_counter()
+    try:
+        engine = make_backend(spec, **{**options, "seed": seed})
+        found = engine.search(puzzle, limit, time_limit)
+    except BackendError as error:
+        seconds = time.perf_counter() - start
+        if _SELF_CHECK.search(str(error)):
+            return Answer(Claim.SOLVED, failure=Verdict.WRONG, detail=str(error), seconds=seconds)
+        return Answer(Claim.NONE, failure=Verdict.CRASH, detail=str(error), seconds=seconds)
+    except Exception as error:  # an audited solver's bug is counted, and the batch goes on
+        seconds = time.perf_counter() - start
+        detail = f"{type(error).__name__}: {error}"
+        return Answer(Claim.NONE, failure=Verdict.CRASH, detail=detail, seconds=seconds)
+    return answer_from_search(puzzle, found, limit, time.perf_counter() - start)
+
+
+def _serve(conn: Connection, spec: str, options: dict[str, Any]) -> None:
+    """The worker process of an isolated backend: warm-ups and runs, until the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends this process
+    while True:
+        try:
+            task = conn.recv()
+        except EOFError:
+            return
+        if task[0] == "warm":
+            _warm_up(spec, options, task[1])
+            conn.send(None)
+        else:
+            conn.send(_backend_answer(spec, options, *task[1:]))
+
 
 class BackendSolver:
-    """A registry backend, made afresh for every run with that run's seed."""
+    """A registry backend, made afresh for every run with that run's seed.
+
+    With ``isolate`` the backend runs in a worker process: one that ignores its time limit is
+    killed (a timeout), one that dies (a segfault in native code) is a crash, and the next run
+    gets a fresh worker.  Without it the backend runs here and must honour its time limit.
+    """
 
     repeatable = True
 
-    def __init__(self, spec: str, **options: Any) -> None:
+    def __init__(self, spec: str, *, isolate: bool = False, **options: Any) -> None:
         make_backend(spec, **options)  # BackendError now for an unknown name
         self.spec = spec
         self.name = spec
         self.options = options
+        self.isolate = isolate
         self._warm: set[Geometry] = set()
-
-    def _warm_up(self, geometry: Geometry) -> None:
-        """Solve an easy puzzle of this shape once, untimed, so compilation is not in the first run."""
-        if geometry in self._warm:
-            return
-        self._warm.add(geometry)
-        rng = np.random.default_rng(0)
-        easy = blank_cells(random_solution(geometry, rng), 0.25, rng)
-        with contextlib.suppress(Exception):  # a broken backend shows up in the timed runs
-            make_backend(self.spec, **self.options).search(easy, 1, 60.0)
+        self._worker: BaseProcess | None = None
+        self._conn: Connection | None = None
 
     def answer(self, puzzle: Grid, index: int, seed: int, time_limit: float | None, unique: bool) -> Answer:
-        """Search with limit 1 (2 with ``unique``); a raised error is a crash, not the batch's end."""
-        self._warm_up(puzzle.geometry)
+        """Search with limit 1 (2 with ``unique``)."""
         limit = 2 if unique else 1
+        if not self.isolate:
+            if puzzle.geometry not in self._warm:
+                self._warm.add(puzzle.geometry)
+                _warm_up(self.spec, self.options, puzzle.geometry)
+            return _backend_answer(self.spec, self.options, puzzle, seed, limit, time_limit)
+        if puzzle.geometry not in self._warm:
+            self._warm.add(puzzle.geometry)
+            self._call(("warm", puzzle.geometry), _WARM_SECONDS)
+        deadline = None if time_limit is None else time_limit * _KILL_FACTOR + _KILL_GRACE
         start = time.perf_counter()
+        reply = self._call(("run", puzzle, seed, limit, time_limit), deadline)
+        if isinstance(reply, Answer):
+            return reply
+        seconds = time.perf_counter() - start
+        if reply == "killed":
+            detail = f"killed after {seconds:.2f} s: the backend ignored its {time_limit:g} s time limit"
+            return Answer(Claim.NONE, failure=Verdict.TIMEOUT, detail=detail, seconds=seconds)
+        return Answer(
+            Claim.NONE, failure=Verdict.CRASH, detail=f"the backend's process {reply}", seconds=seconds
+        )
+
+    def _call(self, task: tuple[Any, ...], deadline: float | None) -> Answer | str | None:
+        """Send a task to the worker (started if needed); its reply, 'killed', or how it died."""
+        if self._conn is None or self._worker is None:
+            context = multiprocessing.get_context("fork")
+            self._conn, child = context.Pipe()
+            self._worker = context.Process(target=_serve, args=(child, self.spec, self.options), daemon=True)
+            self._worker.start()
+            child.close()
+        conn, worker = self._conn, self._worker
         try:
-            engine = make_backend(self.spec, **{**self.options, "seed": seed})
-            found = engine.search(puzzle, limit, time_limit)
-        except BackendError as error:
-            seconds = time.perf_counter() - start
-            if _SELF_CHECK.search(str(error)):
-                return Answer(Claim.SOLVED, failure=Verdict.WRONG, detail=str(error), seconds=seconds)
-            return Answer(Claim.NONE, failure=Verdict.CRASH, detail=str(error), seconds=seconds)
-        except Exception as error:  # an audited solver's bug is counted, and the batch goes on
-            seconds = time.perf_counter() - start
-            return Answer(
-                Claim.NONE, failure=Verdict.CRASH, detail=f"{type(error).__name__}: {error}", seconds=seconds
-            )
-        return answer_from_search(puzzle, found, limit, time.perf_counter() - start)
+            conn.send(task)
+            if conn.poll(deadline):
+                reply: Answer | None = conn.recv()
+                return reply
+        except (EOFError, BrokenPipeError, ConnectionResetError):
+            pass
+        else:
+            self.close()
+            return "killed"
+        worker.join(5.0)
+        code = worker.exitcode
+        self.close()
+        return _died(code)
+
+    def close(self) -> None:
+        """End the worker process, if any (the next run starts a fresh one, warmed up again)."""
+        if self._worker is not None:
+            if self._worker.is_alive():
+                self._worker.kill()
+            self._worker.join()
+        if self._conn is not None:
+            self._conn.close()
+        self._worker, self._conn = None, None
+        if self.isolate:
+            self._warm.clear()
+
+
+def _died(code: int | None) -> str:
+    """'died (killed by SIGSEGV)' for a worker process that ended, or that it stopped answering."""
+    return "stopped answering" if code is None else f"died ({_ending(code)})"
 
 
 class ProgramSolver:
@@ -497,17 +592,23 @@ class ProgramSolver:
             detail += f" (stderr: {_last_line(err.decode('utf-8', errors='replace'))})"
         return Answer(answer.claim, answer.solutions, answer.failure, detail, seconds)
 
+    def close(self) -> None:
+        """Nothing to release: every run is its own process."""
+
+
+def _ending(code: int) -> str:
+    """How a process ended: 'exit code 3' or 'killed by SIGSEGV'."""
+    if code >= 0:
+        return f"exit code {code}"
+    try:
+        return f"killed by {signal.Signals(-code).name}"
+    except ValueError:
+        return f"killed by signal {-code}"
+
 
 def _exit_problem(code: int, stderr: str) -> str:
-    """'exit code 3: <last stderr line>' or 'killed by SIGSEGV: ...' for a program that failed."""
-    if code < 0:
-        try:
-            how = f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            how = f"killed by signal {-code}"
-    else:
-        how = f"exit code {code}"
-    return f"{how}: {_last_line(stderr)}"
+    """'exit code 3: <last stderr line>' for a program that failed."""
+    return f"{_ending(code)}: {_last_line(stderr)}"
 
 
 class AnswerFileSolver:
@@ -527,6 +628,9 @@ class AnswerFileSolver:
             where = f"answer file line {number}: {answer.detail}"
             return Answer(answer.claim, answer.solutions, answer.failure, where)
         return answer
+
+    def close(self) -> None:
+        """Nothing to release."""
 
 
 # ----------------------------------------------------------------------------------------- audit
@@ -558,27 +662,35 @@ def audit(
         raise ValueError(f"runs must be >= 1, got {runs}")
     truth = truth if truth is not None else GroundTruth()
     for solver in solvers:
-        for item in items:
-            if item.grid is None:
-                yield RunResult(
-                    solver.name,
-                    item.index,
-                    item.line,
-                    0,
-                    None,
-                    Claim.NONE,
-                    Verdict.INVALID,
-                    0.0,
-                    item.error or "",
-                )
-                continue
-            if not solver.repeatable:
-                yield _one_run(solver, item, item.grid, 0, None, time_limit, unique, truth)
-                continue
-            for run in range(runs):
-                yield _one_run(
-                    solver, item, item.grid, run, run_seed(seed, item.index, run), time_limit, unique, truth
-                )
+        try:
+            yield from _audit_solver(solver, items, runs, seed, time_limit, unique, truth)
+        finally:
+            solver.close()
+
+
+def _audit_solver(
+    solver: Solver,
+    items: Sequence[PuzzleItem],
+    runs: int,
+    seed: int,
+    time_limit: float | None,
+    unique: bool,
+    truth: GroundTruth,
+) -> Iterator[RunResult]:
+    """One solver's results over the corpus."""
+    for item in items:
+        if item.grid is None:
+            error = item.error or ""
+            yield RunResult(
+                solver.name, item.index, item.line, 0, None, Claim.NONE, Verdict.INVALID, 0.0, error
+            )
+            continue
+        if not solver.repeatable:
+            yield _one_run(solver, item, item.grid, 0, None, time_limit, unique, truth)
+            continue
+        for run in range(runs):
+            seed_of_run = run_seed(seed, item.index, run)
+            yield _one_run(solver, item, item.grid, run, seed_of_run, time_limit, unique, truth)
 
 
 def _one_run(

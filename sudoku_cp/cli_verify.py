@@ -84,9 +84,12 @@ Answer files (--answers FILE): one line per puzzle of the corpus, in order, in t
 forms; an empty line is 'unknown'.  A different number of lines is an error.  An answer file
 is judged once, whatever --runs says.
 
-Backends run in this process and get --timeout as their time limit; an answer that comes well
-past it (20% and half a second) is counted as a timeout.  Each backend first solves an easy
-puzzle of each box shape, untimed, so compilation is not timed.
+Backends run in a worker process each and get --timeout as their time limit.  An answer that
+comes well past it (20% and half a second) counts as a timeout; a backend still busy at 1.5
+times the limit plus 2 s is killed (a timeout), and a worker that dies (say, a segfault in
+native code) is a crash; the next run gets a fresh worker.  --in-process runs backends inside
+verify instead.  Each backend first solves an easy puzzle of each box shape, untimed, so that
+compilation is not timed.
 
 examples:
   sudoku-cp verify --backend acs --runs 10 --timeout 5 corpus.txt
@@ -139,6 +142,9 @@ def add_verify_command(commands: argparse._SubParsersAction, formatter: type[arg
     )
     runs.add_argument("--workers", type=cli._count(1), default=1, metavar="N", help="CP-SAT workers")
     runs.add_argument(
+        "--in-process", action="store_true", help="run backends in this process, not in a worker each"
+    )
+    runs.add_argument(
         "--truth",
         default="pysat",
         metavar="NAME",
@@ -157,7 +163,7 @@ def _solvers(args: argparse.Namespace, items: Sequence[PuzzleItem]) -> list[Solv
     solvers: list[Solver] = []
     for spec in args.backend:
         try:
-            solvers.append(BackendSolver(spec, workers=args.workers))
+            solvers.append(BackendSolver(spec, isolate=not args.in_process, workers=args.workers))
         except BackendError as error:
             raise cli.CliError(str(error)) from None
     for command in args.solver_cmd:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -476,3 +478,53 @@ def test_sat_and_exact_cover_backends_pass_their_own_audit(shape: tuple[int, int
     )
     results = list(audit(items, [BackendSolver("pysat"), BackendSolver("dlx")], unique=True))
     assert [r.verdict for r in results] == [Verdict.CORRECT] * 6
+
+
+# ------------------------------------------------------------------------------------- isolation
+
+
+def _misbehave_on_puzzle(action: Any) -> Any:
+    """A fake search that does ``action`` on PUZZLE and answers 'no solution' on anything else."""
+    target = grid(PUZZLE)
+
+    def behave(puzzle: Grid) -> SearchResult:
+        if puzzle == target:
+            action()
+        return SearchResult(np.zeros((0, puzzle.n, puzzle.n), np.int16), True)
+
+    return behave
+
+
+def test_isolated_backend_that_ignores_its_time_limit_is_killed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(audit_module, "_KILL_FACTOR", 1.0)
+    monkeypatch.setattr(audit_module, "_KILL_GRACE", 0.3)
+    behave = _misbehave_on_puzzle(lambda: time.sleep(60))
+    monkeypatch.setattr(audit_module, "make_backend", lambda spec, **options: _FakeBackend(behave))
+    solver = BackendSolver("fake", isolate=True)
+    items = parse_puzzles("\n".join([PUZZLE, UNSOLVABLE]))
+    results = list(audit(items, [solver], time_limit=0.1))
+    assert [r.verdict for r in results] == [Verdict.TIMEOUT, Verdict.CORRECT]
+    assert "the backend ignored its 0.1 s time limit" in results[0].detail
+    assert results[0].seconds < 30 and solver._worker is None  # closed at the end of the audit
+
+
+def test_isolated_backend_that_dies_is_a_crash_and_the_next_run_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    behave = _misbehave_on_puzzle(lambda: os.kill(os.getpid(), signal.SIGSEGV))
+    monkeypatch.setattr(audit_module, "make_backend", lambda spec, **options: _FakeBackend(behave))
+    items = parse_puzzles("\n".join([PUZZLE, UNSOLVABLE, PUZZLE]))
+    results = list(audit(items, [BackendSolver("fake", isolate=True)]))
+    assert [r.verdict for r in results] == [Verdict.CRASH, Verdict.CORRECT, Verdict.CRASH]
+    assert results[0].detail == "the backend's process died (killed by SIGSEGV)"
+
+
+def test_isolated_backends_give_the_same_verdicts() -> None:
+    items = parse_puzzles("\n".join([PUZZLE, MULTI, UNSOLVABLE, EQUAL_GIVENS]))
+    for name in ("pysat", "dlx"):
+        here = [(r.claimed, r.verdict) for r in audit(items, [BackendSolver(name)], unique=True)]
+        isolated = [
+            (r.claimed, r.verdict) for r in audit(items, [BackendSolver(name, isolate=True)], unique=True)
+        ]
+        assert here == isolated
+        assert [verdict for _, verdict in here] == [Verdict.CORRECT] * 4

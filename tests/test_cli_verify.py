@@ -71,7 +71,17 @@ def test_backends_all_correct_exit_0_with_a_table(capsys: pytest.CaptureFixture[
 
 def test_runs_and_seeds_in_json_lines(capsys: pytest.CaptureFixture[str], corpus: Path) -> None:
     code, out, _ = run(
-        capsys, "verify", "--backend", "dlx", "--runs", "2", "--seed", "5", "--json", str(corpus)
+        capsys,
+        "verify",
+        "--backend",
+        "dlx",
+        "--in-process",
+        "--runs",
+        "2",
+        "--seed",
+        "5",
+        "--json",
+        str(corpus),
     )
     assert code == 0
     runs, summary = json_lines(out)
@@ -89,7 +99,17 @@ def test_same_seed_same_json_seeds(capsys: pytest.CaptureFixture[str], corpus: P
     seeds = []
     for _ in range(2):
         _, out, _ = run(
-            capsys, "verify", "--backend", "dlx", "--runs", "2", "--seed", "9", "--json", str(corpus)
+            capsys,
+            "verify",
+            "--backend",
+            "dlx",
+            "--in-process",
+            "--runs",
+            "2",
+            "--seed",
+            "9",
+            "--json",
+            str(corpus),
         )
         seeds.append([obj["seed"] for obj in json_lines(out)[0]])
     assert seeds[0] == seeds[1]

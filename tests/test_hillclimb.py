@@ -203,6 +203,11 @@ def test_complete_grid_is_its_own_solution() -> None:
     assert np.array_equal(found.solutions[0], solution.values)
 
 
+def test_too_large_neighbourhood_is_a_clear_error() -> None:
+    with pytest.raises(BackendError, match="too many for hill climbing"):
+        HillBackend().search(Grid.empty(Geometry(20, 20)))
+
+
 def test_uniqueness_is_unknown_for_a_local_search() -> None:
     puzzle = _puzzle((2, 2), 1)
     assert sc.solve(puzzle, "hill", unique=True).status is Status.UNKNOWN

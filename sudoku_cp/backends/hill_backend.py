@@ -76,7 +76,10 @@ class HillBackend:
         none = np.zeros((0, n, n), np.int16)
         if given_conflict(puzzle) is not None:
             return SearchResult(none, complete=True)
-        model = build_model(puzzle.geometry, puzzle.values)
+        try:
+            model = build_model(puzzle.geometry, puzzle.values)
+        except ValueError as error:
+            raise BackendError(f"hill: {error}") from None
         found = hill_climb(model, self.params, seed=self.seed, time_limit=time_limit)
         stats: dict[str, float | int] = {
             "iterations": found.iterations,

@@ -14,9 +14,9 @@ doi:10.1007/978-1-84800-094-0_4 (sections 3 to 4.5; ``../shared/papers/NOTES.md`
 * **Initial state** (section 4.4): boxes in turn, each empty cell in reading order takes the first
   of the box's missing digits (in a random order, see ``HillParameters.shuffle_digits``) that
   clashes with no given of its row or column, or the first one left when every remaining digit
-  clashes; then *post-swapping*: every
-  non-given digit that clashes with a given is swapped with another non-given cell of its box,
-  tried in random order, where neither digit clashes with a given after the swap.
+  clashes; then *post-swapping*: every non-given digit that clashes with a given is swapped with
+  another non-given cell of its box, tried in random order, where neither digit clashes with a
+  given after the swap (or stays when there is none).
 * **Search** (sections 4.1, 4.5): each iteration evaluates every move by its score delta (kept
   incrementally from row and column digit counts, never recomputed) and makes the best one, ties
   broken uniformly at random.  The paper keeps a priority queue of visited states only to detect
@@ -49,6 +49,7 @@ __all__ = [
     "HillModel",
     "HillParameters",
     "HillResult",
+    "MAX_MOVES",
     "build_model",
     "climb_states",
     "hill_climb",
@@ -77,6 +78,7 @@ _SOLVED, _BUDGET, _GAVE_UP = 0, 1, 2
 _MIN_BUDGET, _MAX_BUDGET = 1, 10_000_000
 _CHUNK_SECONDS = 0.02
 _MASK64 = (1 << 64) - 1
+MAX_MOVES = 20_000_000  # ~0.3 s per iteration; an empty 400x400 grid would have 32 million moves
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +180,11 @@ def build_model(geometry: Geometry, values: np.ndarray) -> HillModel:
     box_digits = np.nonzero(~present)[1].astype(np.int64)  # row-major: box by box, ascending
     if len(box_digits) != len(box_cells):
         raise ValueError("a box repeats a given digit")
+    moves = int((counts * (counts - 1) // 2).sum())
+    if moves > MAX_MOVES:
+        raise ValueError(
+            f"{moves:,} swap moves per iteration: too many for hill climbing (max {MAX_MOVES:,})"
+        )
     pairs = [
         np.array(np.triu_indices(int(k), 1), dtype=np.int64) + start
         for start, k in zip(box_ptr[:-1], counts, strict=True)
@@ -188,7 +195,7 @@ def build_model(geometry: Geometry, values: np.ndarray) -> HillModel:
     given_col = np.zeros((n, n), dtype=np.int64)
     given_row[rows[~empty], flat[~empty]] = 1
     given_col[cols[~empty], flat[~empty]] = 1
-    clash = given_row[rows] + given_col[cols]
+    clash = (given_row[rows] + given_col[cols]).astype(np.int8)  # n^3 entries: keep them small
     return HillModel(
         geometry,
         flat,

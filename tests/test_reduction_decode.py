@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_reduction_construction import formulas
+from test_reduction_gadgets import all_placements
 
 from sudoku_cp.nishio.api import make_method
 from sudoku_cp.nishio.instance import NishioInstance, placement_problem
@@ -89,6 +90,11 @@ def test_placement_count_is_the_number_of_models_times_true_literal_choices(form
     assert reduction.k <= 5
     counted = make_method("dag").count_placements(reduction.instance)
     assert counted.complete and counted.count == _product_count(reduction.formula)
+    # Every placement (enumerated by SAT) decodes to a model.
+    placements = all_placements(reduction.instance, limit=counted.count)
+    assert len(placements) == counted.count
+    for cols in placements:
+        assert reduction.formula.satisfied_by(assignment_from_placement(reduction, cols))
 
 
 @settings(max_examples=30)

@@ -528,3 +528,14 @@ def test_isolated_backends_give_the_same_verdicts() -> None:
         ]
         assert here == isolated
         assert [verdict for _, verdict in here] == [Verdict.CORRECT] * 4
+
+
+def test_answers_for_grids_over_61_are_integers() -> None:
+    rng = np.random.default_rng(64)
+    solution = random_solution(Geometry(8, 8), rng)
+    puzzle = blank_cells(solution, 0.5, rng)
+    text = format_line(solution)
+    assert " " in text  # 64x64: the one-line form is integers
+    answer = parse_answer(f"unique {text}", puzzle)
+    assert answer.claim is Claim.UNIQUE and answer.solutions == (solution,)
+    assert judge(puzzle, answer, lambda: Truth((solution,)))[0] is Verdict.CORRECT

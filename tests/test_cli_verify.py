@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shlex
@@ -362,3 +363,11 @@ def test_another_backend_can_be_the_ground_truth(capsys: pytest.CaptureFixture[s
 def test_unknown_truth_backend_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "verify", PUZZLE, "--backend", "dlx", "--truth", "nope")
     assert code == 2 and "--truth: unknown backend 'nope'" in assert_one_line_error(err)
+
+
+def test_corpus_from_standard_input(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"{PUZZLE}\n{UNSOLVABLE}\n"))
+    code, out, _ = run(capsys, "verify", "--backend", "pysat", "--in-process", "-")
+    assert code == 0 and "verify: 2 puzzles, 2 runs, no wrong answer" in out

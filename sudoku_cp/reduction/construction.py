@@ -18,9 +18,11 @@ Packing (how the gadgets find their bands, stacks, rows and columns), for a give
 4. rows are dealt out in each band and columns in each stack, two per link and one per
    unlinked block.
 
-k starts at the smallest value whose k*k boxes hold every gadget block and goes up until both
-kinds of bands fit in k bands.  Theorem 6.2 (``nonempty=True``): z is added to every clause and
-each resulting 4-clause (a b c z) is split into (a b y) (-y c z) with a fresh y.
+When the two kinds of bands do not fit in k bands, a *mixed* packing puts any gadget in any band
+that holds nothing it links to; its link multigraph is not bipartite and the same colouring may
+give up.  k starts at the smallest value whose k*k boxes hold every gadget block and goes up
+until a packing fits.  Theorem 6.2 (``nonempty=True``): z is added to every clause and each
+resulting 4-clause (a b c z) is split into (a b y) (-y c z) with a fresh y.
 """
 
 from __future__ import annotations
@@ -78,9 +80,9 @@ def with_witness_variable(formula: Formula) -> tuple[Formula, int]:
 
 _TERM, _EQUALITY, _FREE = "term", "equality", "free"
 #: Packing strategies tried for each k: 0 = whole variables by first-fit decreasing; m >= 2 = next
-#: fit, cutting a variable at a band's end when at least m blocks are left there.
-#: _MIXED = any gadget in any band (``_plan_mixed``): links are no longer bipartite, so the
-#: colouring may fail; tried last.
+#: fit, cutting a variable at a band's end when at least m blocks are left there; _MIXED and
+#: _MIXED_CUT = any gadget in any band (``_plan_mixed`` with whole variables first, or all cut to
+#: fill): links are no longer bipartite, so the colouring may give up; tried last.
 _MIXED, _MIXED_CUT = -1, -2
 _STRATEGIES = (0, 2, 3, 4, _MIXED, _MIXED_CUT)
 

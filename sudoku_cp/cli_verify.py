@@ -25,6 +25,7 @@ from .audit import (
     read_answer_lines,
 )
 from .backends.base import BackendError
+from .backends.registry import make_backend
 from .formats import PuzzleItem, json_dumps
 from .progress import Progress
 
@@ -251,7 +252,7 @@ def run_verify(args: argparse.Namespace) -> int:
     items, _ = cli._load(args)
     solvers = _solvers(args, items)
     try:
-        BackendSolver(args.truth)
+        make_backend(args.truth)
     except BackendError as error:
         raise cli.CliError(f"--truth: {error}") from None
     truth = GroundTruth(args.truth)

@@ -539,3 +539,12 @@ def test_answers_for_grids_over_61_are_integers() -> None:
     answer = parse_answer(f"unique {text}", puzzle)
     assert answer.claim is Claim.UNIQUE and answer.solutions == (solution,)
     assert judge(puzzle, answer, lambda: Truth((solution,)))[0] is Verdict.CORRECT
+
+
+def test_incomplete_ground_truth_decides_nothing() -> None:
+    puzzle = grid(PUZZLE)
+    ground = GroundTruth("acs")  # a colony finds a solution but cannot prove it the only one
+    with pytest.raises(BackendError, match="did not finish"):
+        judge(puzzle, Answer(Claim.UNIQUE, (grid(SOLUTION),)), lambda: ground(puzzle))
+    result = _one(AnswerFileSolver("a", [(1, f"unique {SOLUTION}")]), truth=ground)
+    assert result.verdict is Verdict.UNKNOWN and "no ground truth" in result.detail

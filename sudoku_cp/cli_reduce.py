@@ -193,6 +193,8 @@ def _build(args: argparse.Namespace) -> int:
     source = sources[0]
     if source.formula is None:
         raise cli.CliError(source.error or "unreadable formula")
+    if args.json and args.out is None:
+        raise cli.CliError("--json prints a summary of the build: give -o FILE for the instance")
     reduction = _reduce(source.formula, args)
     cli._write_text(args.out, instance_text(reduction.instance, args.form))
     if args.meta:
@@ -206,11 +208,9 @@ def _build(args: argparse.Namespace) -> int:
         cli._write_text(args.svg, reduction_svg(reduction))
     written = [path for path in (args.out, args.meta, args.svg, args.write_formula) if path]
     if args.json:
-        obj = {"formula": source.name, **_sizes(reduction, source.formula), "written": written}
-        if args.out is None:
-            sys.stderr.write(json_dumps(obj) + "\n")
-        else:
-            cli._out(json_dumps(obj))
+        cli._out(
+            json_dumps({"formula": source.name, **_sizes(reduction, source.formula), "written": written})
+        )
     elif args.out is not None:  # with the instance on stdout the summary would spoil it
         cli._out(f"{source.name}: {_summary(reduction, source.formula)}; wrote {', '.join(written)}")
     return EXIT_OK

@@ -117,6 +117,19 @@ def test_random_formula_is_reproducible_and_written(
     assert parse_dimacs(cnf.read_text()) == random_3sat(6, 12, 7, planted=True)
 
 
+def test_build_json_summary_names_sizes_and_files(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, small_sat: str
+) -> None:
+    out_path, meta = str(tmp_path / "i.txt"), str(tmp_path / "m.json")
+    code, out, err = run(capsys, "reduce", small_sat, "-o", out_path, "--meta", meta, "--nonempty", "--json")
+    summary = json.loads(out)
+    assert code == 0 and err == ""
+    assert summary["written"] == [out_path, meta] and summary["nonempty"] is True
+    assert summary["cells"] == parse_instance(Path(out_path).read_text()).size
+    code, _, err = run(capsys, "reduce", small_sat, "--json")
+    assert code == 2 and "give -o FILE" in assert_one_line_error(err)
+
+
 def test_svg_draws_the_gadgets(capsys: pytest.CaptureFixture[str], tmp_path: Path, small_sat: str) -> None:
     svg = tmp_path / "layout.svg"
     code, _, err = run(capsys, "reduce", small_sat, "-o", str(tmp_path / "i.txt"), "--svg", str(svg))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import math
 from collections import Counter
@@ -240,3 +241,45 @@ def test_empty_formula_gives_a_grid_of_fill_only() -> None:
     assert placement_from_assignment(reduction, (False, False)) is not None
     nonempty = reduce_formula(Formula(2, ()), nonempty=True)
     assert nonempty.witness_cells and nonempty.witness_variable == 3
+
+
+def _two_clause_layout() -> tuple[Layout, Formula]:
+    formula = Formula(4, ((1, -2, 3), (-1, 2, -4)))
+    return build_layout(formula), formula
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ("swap a term's columns", "link no variable block"),
+        ("drop a clause gadget", "clause 2 needs exactly one gadget"),
+        ("move a variable row out of its band", "not all in band"),
+        ("second variable on the same row", "is used by"),
+        ("unjoined pieces", "not all joined"),
+    ],
+)
+def test_layout_problems_names_each_kind_of_damage(damage: str, message: str) -> None:
+    layout, formula = _two_clause_layout()
+    variables, clauses = list(layout.variables), list(layout.clauses)
+    if damage == "swap a term's columns":
+        c = clauses[0]
+        clauses[0] = ClauseGadget(
+            c.clause, c.band, c.literals, c.truth_row, c.conflict_rows,
+            ((c.term_columns[0][1], c.term_columns[0][0]), *c.term_columns[1:]), c.terminal_column,
+        )  # fmt: skip
+    elif damage == "drop a clause gadget":
+        clauses.pop()
+    elif damage == "move a variable row out of its band":
+        v = variables[0]
+        variables[0] = VariableGadget(
+            v.variable, v.band, (v.rows[0] + layout.k, *v.rows[1:]), v.true_columns, v.false_columns
+        )
+    elif damage == "second variable on the same row":
+        v, w = variables[0], variables[1]
+        assert v.size == w.size
+        variables[1] = dataclasses.replace(w, band=v.band, rows=v.rows)
+    elif damage == "unjoined pieces":
+        variables.append(variables[0])  # a second piece of x1, joined to the first by no equality
+    broken = Layout(layout.k, tuple(variables), tuple(clauses), layout.equalities)
+    problems = layout_problems(broken, formula.clauses, formula.num_vars)
+    assert any(message in p for p in problems), problems

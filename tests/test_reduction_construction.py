@@ -68,7 +68,7 @@ def _block_count(formula: Formula) -> int:
     return occurrences + sum(len(c) + 1 for c in formula.clauses)
 
 
-@settings(max_examples=150)
+@settings(max_examples=100)
 @given(formulas())
 def test_packing_never_shares_a_row_column_or_box(formula: Formula) -> None:
     layout = build_layout(formula)
@@ -95,7 +95,7 @@ def test_a_variable_longer_than_a_band_is_cut_into_pieces_joined_by_equalities()
     assert_packed(layout, formula)
 
 
-@settings(max_examples=60)
+@settings(max_examples=30)
 @given(formulas(max_vars=40, max_clauses=120))
 def test_k_is_near_the_square_root_of_the_blocks(formula: Formula) -> None:
     k = build_layout(formula).k

@@ -15,7 +15,7 @@ timeouts (5 s for 9x9, 20 s for 16x16, 120 s for 25x25).  Success rate and mean 
 successful runs per fraction, as a table and as PNG plots in ``benchmarks/results/``.  Also the
 share of instances solved by propagation alone and the mean value-set size (Figure 8).
 
-``--quick`` (about 10 minutes on 2 cores): 10 runs per named instance and a 20 s timeout on
+``--quick`` (15 minutes on a shared 2-core machine): 10 runs per named instance and a 20 s timeout on
 25x25.  Every solution any solver returns is checked against the rules and the givens (the
 backends do that); a wrong answer stops the script.  Times are wall-clock seconds of one
 ``search`` call, the first-call compile excluded by a warm-up.
@@ -242,7 +242,9 @@ def plot_table_one(results: dict[str, dict[str, list[Run]]], path: Path) -> None
 # ------------------------------------------------------------------------------- general instances
 
 
-def general(sizes: Sequence[int], timeouts: dict[int, float]) -> tuple[list[str], dict[str, object]]:
+def general(
+    sizes: Sequence[int], timeouts: dict[int, float], mode: str
+) -> tuple[list[str], dict[str, object]]:
     """One run per general instance and solver; success rate and mean time per fixed-cell fraction."""
     table: dict[str, object] = {}
     lines = [
@@ -271,7 +273,7 @@ def general(sizes: Sequence[int], timeouts: dict[int, float]) -> tuple[list[str]
                 cells.append(f"{rate:.0f} / {mean:.3g}" if mean is not None else f"{rate:.0f} / -")
             lines.append("| " + " | ".join(cells) + " |")
             print(lines[-1], file=sys.stderr, flush=True)
-        plot_general(size, timeout, per_fraction, RESULTS / f"acs_general_{size}x{size}.png")
+        plot_general(size, timeout, per_fraction, RESULTS / f"acs_general_{size}x{size}_{mode}.png")
         table[str(size)] = {
             str(f): {c: [(r.solved, r.seconds) for r in runs] for c, runs in per.items()}
             for f, per in per_fraction.items()
@@ -349,17 +351,18 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_table1:
         lines, results = table_one(runs)
         print("\n".join(lines), flush=True)
-        plot_table_one(results, RESULTS / "acs_table1.png")
+        plot_table_one(results, RESULTS / f"acs_table1_{mode}.png")
         raw["table1"] = {
             n: {c: [(r.solved, r.seconds) for r in rs] for c, rs in p.items()} for n, p in results.items()
         }
     if not args.skip_general:
         sizes = [int(s) for s in args.sizes.split(",")]
-        lines, table = general(sizes, timeouts)
+        lines, table = general(sizes, timeouts, mode)
         print()
         print("\n".join(lines), flush=True)
         raw["general"] = table
-    (RESULTS / f"acs_paper_{mode}.json").write_text(json.dumps(raw))
+    parts = ("" if args.skip_table1 else "_table1") + ("" if args.skip_general else "_general")
+    (RESULTS / f"acs_paper_{mode}{parts}.json").write_text(json.dumps(raw))
     print(f"\ntotal {time.perf_counter() - began:.0f} s")
     return 0
 

@@ -46,7 +46,8 @@ class Geometry:
             [
                 cells.reshape(n, n),
                 cells.reshape(n, n).T,
-                np.stack([cells[box == b] for b in range(n)]),
+                # [band, row in band, stack, column in stack] -> one box per line, in reading order
+                cells.reshape(self.q, self.p, self.p, self.q).transpose(0, 2, 1, 3).reshape(n, n),
             ]
         )
         cell_units = np.stack([rows, n + cols, 2 * n + box], axis=1)

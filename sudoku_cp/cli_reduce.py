@@ -45,7 +45,8 @@ Modes:
                    gadgets, --write-formula the 3-SAT formula that was encoded (DIMACS)
   --decode META PLACEMENT
                    a placement inside S (mask rows, cell list or JSON, as 'nishio' reads them, or
-                   a SAT solver's model of 'encode --nishio --to cnf' of the instance) back to a
+                   a SAT solver's answer, 's'/'v' lines or a minisat result file, for the CNF of
+                   'encode --nishio --to cnf' of the instance) back to a
                    satisfying assignment, checked against the encoded formula and printed as
                    DIMACS 's' and 'v' lines: the values of the input formula's variables (with
                    --nonempty and the witness variable z true, the whole encoded assignment and
@@ -61,8 +62,8 @@ examples:
   sudoku-cp reduce formula.cnf -o inst.nishio --meta inst.json
   sudoku-cp reduce formula.cnf --nonempty -o inst.nishio --meta inst.json
   sudoku-cp reduce --random-vars 20 --clauses 91 --seed 7 --planted -o inst.nishio --meta inst.json
-  sudoku-cp nishio inst.nishio --method sat --json       # then decode a placement of S:
-  sudoku-cp reduce --decode inst.json placement.txt
+  sudoku-cp encode --nishio --to cnf inst.nishio -o inst.cnf && minisat inst.cnf model.txt
+  sudoku-cp reduce --decode inst.json model.txt          # the solver's placement, decoded and checked
   sudoku-cp reduce --verify formula.cnf --json
   sudoku-cp reduce --verify satlib/uf20-91/*.cnf --time-limit 60 --json
   sudoku-cp reduce formula.cnf --svg layout.svg --fill minimal
@@ -249,22 +250,37 @@ def _load_reduction(path: str) -> Reduction:
         raise cli.CliError(f"{path}: not reduction metadata: {what}") from None
 
 
-def _is_solver_output(text: str) -> bool:
-    return any(line.startswith(("s ", "v ")) for line in text.splitlines())
+_RESULT_FILE_WORDS = frozenset(
+    {"SAT", "SATISFIABLE", "UNSAT", "UNSATISFIABLE", "INDET", "INDETERMINATE", "UNKNOWN"}
+)
+
+
+def _solver_output_kind(text: str) -> str | None:
+    """'competition' (s/v lines), 'result' (a minisat result file) or None (a placement file)."""
+    words = text.split(None, 1)
+    if words and words[0].upper() in _RESULT_FILE_WORDS:
+        return "result"
+    if any(line.startswith(("s ", "v ")) for line in text.splitlines()):
+        return "competition"
+    return None
 
 
 def _placement_from_text(text: str, name: str, instance: NishioInstance) -> np.ndarray:
     """Column per row of the placement a file gives, read as an instance or a solver's model."""
     n = instance.n
-    if _is_solver_output(text):
+    if not text.strip():
+        raise cli.CliError(f"{name}: the placement file is empty")
+    kind = _solver_output_kind(text)
+    if kind is not None:
         from .backends.program import SolverProgramError, parse_solver_output
         from .cnf.nishio import encode_nishio_cnf
 
-        cnf = encode_nishio_cnf(
-            instance, "seqcounter"
-        )  # cell variables 1..|S| in reading order, any encoding
+        # Cell variables are 1..|S| in reading order whatever the exactly-one encoding.
+        cnf = encode_nishio_cnf(instance, "seqcounter")
         try:
-            satisfiable, model = parse_solver_output(text)
+            satisfiable, model = (
+                parse_solver_output(text) if kind == "competition" else parse_solver_output("", text)
+            )
         except SolverProgramError as error:
             raise cli.CliError(f"{name}: {error}") from None
         if satisfiable is not True or model is None:

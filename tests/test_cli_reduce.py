@@ -14,7 +14,6 @@ from pysat.solvers import Solver
 from test_cli import assert_one_line_error, run
 
 from sudoku_cp import cli_reduce
-from sudoku_cp.cnf.nishio import encode_nishio_cnf
 from sudoku_cp.nishio.api import make_method
 from sudoku_cp.nishio.instance import NishioInstance, instance_text, parse_instance
 from sudoku_cp.reduction.construction import Reduction
@@ -164,20 +163,40 @@ def test_decode_turns_a_placement_into_a_satisfying_assignment(
     assert reduction.formula.satisfied_by([lit > 0 for lit in literals])
 
 
+@pytest.mark.parametrize("form", ["competition", "minisat"])
 def test_decode_reads_a_sat_solver_model_of_the_nishio_cnf(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, form: str
 ) -> None:
     reduction, meta = built(capsys, tmp_path, str(SATLIB / "uf20-01.cnf"))
-    cnf = encode_nishio_cnf(reduction.instance, "pairwise")
-    with Solver(name="cadical195", bootstrap_with=cnf.clauses) as oracle:
+    instance_file = str(tmp_path / "inst.nishio")
+    cnf_file = tmp_path / "inst.cnf"
+    code, _, _ = run(capsys, "encode", "--nishio", "--to", "cnf", instance_file, "-o", str(cnf_file))
+    assert code == 0
+    with Solver(name="cadical195", bootstrap_with=parse_dimacs(cnf_file.read_text()).to_cnf()) as oracle:
         assert oracle.solve()
         model = oracle.get_model()
-    output = write(tmp_path / "model.txt", "s SATISFIABLE\nv " + " ".join(map(str, model)) + " 0\n")
+    literals = " ".join(map(str, model)) + " 0\n"
+    text = "s SATISFIABLE\nv " + literals if form == "competition" else "SAT\n" + literals
+    output = write(tmp_path / "model.txt", text)
     code, out, err = run(capsys, "reduce", "--decode", str(meta), output, "--json")
     assert code == 0 and err == ""
     obj = json.loads(out)
     assert obj["satisfies"] is True
     assert reduction.formula.satisfied_by([lit > 0 for lit in obj["assignment"]])
+
+
+def test_decode_of_an_unsatisfiable_solver_answer_or_an_empty_file_is_bad_input(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, small_sat: str
+) -> None:
+    _, meta = built(capsys, tmp_path, small_sat)
+    for text, words in (
+        ("UNSAT\n", "found no model"),
+        ("s UNSATISFIABLE\n", "found no model"),
+        ("\n", "empty"),
+    ):
+        answer = write(tmp_path / "answer.txt", text)
+        code, _, err = run(capsys, "reduce", "--decode", str(meta), answer)
+        assert code == 2 and words in assert_one_line_error(err)
 
 
 def test_decode_rejects_a_placement_outside_s(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

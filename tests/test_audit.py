@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import signal
 import time
@@ -511,7 +512,11 @@ def test_isolated_backend_that_ignores_its_time_limit_is_killed(monkeypatch: pyt
 def test_isolated_backend_that_dies_is_a_crash_and_the_next_run_goes_on(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    behave = _misbehave_on_puzzle(lambda: os.kill(os.getpid(), signal.SIGSEGV))
+    def segfault() -> None:
+        faulthandler.disable()  # pytest's fault handler would print the worker's stack
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+    behave = _misbehave_on_puzzle(segfault)
     monkeypatch.setattr(audit_module, "make_backend", lambda spec, **options: _FakeBackend(behave))
     items = parse_puzzles("\n".join([PUZZLE, UNSOLVABLE, PUZZLE]))
     results = list(audit(items, [BackendSolver("fake", isolate=True)]))

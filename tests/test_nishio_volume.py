@@ -164,3 +164,21 @@ def test_digit_subproblems_of_the_whole_9x9_corpora(corpus: str) -> None:
     lines = read_lines(shared_file(corpus))
     for start in range(0, len(lines), 2000):
         check_corpus(corpus_masks(lines[start : start + 2000]))
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (3, 3), (4, 4), (5, 5)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_matching_prune_keeps_every_placement(shape: tuple[int, int]) -> None:
+    from sudoku_cp.nishio.generate import pigeonhole
+    from sudoku_cp.nishio.matching import unit_pair_prune
+
+    g = Geometry(*shape)
+    masks, _ = family_stack(g, seed=11, per_family=60 if g.n < 25 else 2)
+    masks = np.concatenate([masks, pigeonhole(g, (g.n + 1) // 2)[None]])
+    dag = build_dag(*shape)
+    closures = closure_batch(dag, masks)
+    pruned = np.stack([unit_pair_prune(g, mask) for mask in masks])
+    assert not (pruned & ~masks).any()
+    assert not (closures & ~pruned).any(), "the prune removed a cell of S'"
+    assert np.array_equal(closure_batch(dag, pruned), closures)
+    assert count_batch(dag, pruned) == count_batch(dag, masks)
+    assert not pruned[-1].any()  # the pigeonhole set is settled by the prune alone

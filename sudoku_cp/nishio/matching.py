@@ -27,10 +27,11 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching
 
+from ..geometry import Geometry
 from .instance import NishioInstance
 from .method import NishioCount
 
-__all__ = ["MatchingNishio", "matching_closure", "perfect_matching"]
+__all__ = ["MatchingNishio", "matching_closure", "perfect_matching", "unit_pair_prune"]
 
 
 def perfect_matching(mask: np.ndarray) -> np.ndarray | None:
@@ -64,6 +65,32 @@ def matching_closure(mask: np.ndarray) -> np.ndarray:
     out = np.zeros((n, n), dtype=bool)
     out[rows[keep], cols[keep]] = True
     return out
+
+
+def unit_pair_prune(geometry: Geometry, mask: np.ndarray) -> np.ndarray:
+    """S pruned by three matching relaxations to a fixed point: rows x columns, rows x boxes, columns x boxes.
+
+    A valid placement matches rows to columns, rows to boxes and columns to boxes perfectly, so a
+    cell whose (row, column), (row, box) or (column, box) pair lies in no perfect matching of the
+    pairs S still offers is in no placement.  The result holds every placement of S, so the exact
+    closure of the pruned set equals that of S; it is empty when a Hall condition fails.
+    """
+    n = geometry.n
+    box = geometry.box_of_cell.reshape(n, n)
+    rows = np.arange(n)[:, None]
+    cols = np.arange(n)[None, :]
+    mask = np.asarray(mask, dtype=bool)
+    while True:
+        before = int(mask.sum())
+        mask = mask & matching_closure(mask)
+        pairs = np.zeros((n, n), dtype=bool)
+        pairs[np.broadcast_to(rows, (n, n))[mask], box[mask]] = True
+        mask = mask & matching_closure(pairs)[rows, box]
+        pairs = np.zeros((n, n), dtype=bool)
+        pairs[np.broadcast_to(cols, (n, n))[mask], box[mask]] = True
+        mask = mask & matching_closure(pairs)[cols, box]
+        if int(mask.sum()) == before:
+            return mask
 
 
 class MatchingNishio:

@@ -284,8 +284,8 @@ def measure(workload: Workload, quick: bool, time_limit: float, overlay: bool, p
         yield ""
     best = min((r for r in rows if r.method.startswith(("sat", "cpsat"))), key=lambda r: r.per_query_us)
     yield (
-        f"Best SAT/CP-SAT closure: {best.method}, {best.per_query_us / base:,.0f}x the DAG batch query "
-        f"and {best.per_query_us / single.per_query_us:,.1f}x the DAG single query."
+        f"Best SAT/CP-SAT closure: {best.method}, {best.per_query_us / base:,.3g}x the DAG batch query "
+        f"and {best.per_query_us / single.per_query_us:,.3g}x the DAG single query."
     )
     yield ""
 

@@ -423,11 +423,15 @@ def _serve(conn: Connection, spec: str, options: dict[str, Any]) -> None:
             task = conn.recv()
         except EOFError:
             return
-        if task[0] == "warm":
-            _warm_up(spec, options, task[1])
+        # Grids travel as plain numbers and are rebuilt here: an unpickled Grid would skip its
+        # checks and read-only flags, and numba would compile the backend again for it.
+        kind, p, q, values, *rest = task
+        geometry = Geometry(p, q)
+        if kind == "warm":
+            _warm_up(spec, options, geometry)
             conn.send(None)
         else:
-            conn.send(_backend_answer(spec, options, *task[1:]))
+            conn.send(_backend_answer(spec, options, Grid(geometry, values), *rest))
 
 
 class BackendSolver:
@@ -460,10 +464,11 @@ class BackendSolver:
             return _backend_answer(self.spec, self.options, puzzle, seed, limit, time_limit)
         if puzzle.geometry not in self._warm:
             self._warm.add(puzzle.geometry)
-            self._call(("warm", puzzle.geometry), _WARM_SECONDS)
+            self._call(("warm", puzzle.geometry.p, puzzle.geometry.q, None), _WARM_SECONDS)
         deadline = None if time_limit is None else time_limit * _KILL_FACTOR + _KILL_GRACE
         start = time.perf_counter()
-        reply = self._call(("run", puzzle, seed, limit, time_limit), deadline)
+        g = puzzle.geometry
+        reply = self._call(("run", g.p, g.q, puzzle.values, seed, limit, time_limit), deadline)
         if isinstance(reply, Answer):
             return reply
         seconds = time.perf_counter() - start

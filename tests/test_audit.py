@@ -553,3 +553,15 @@ def test_incomplete_ground_truth_decides_nothing() -> None:
         judge(puzzle, Answer(Claim.UNIQUE, (grid(SOLUTION),)), lambda: ground(puzzle))
     result = _one(AnswerFileSolver("a", [(1, f"unique {SOLUTION}")]), truth=ground)
     assert result.verdict is Verdict.UNKNOWN and "no ground truth" in result.detail
+
+
+def test_isolated_backend_gets_puzzles_built_as_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An unpickled Grid would be writeable, and numba would compile the backend again for it.
+    def behave(puzzle: Grid) -> SearchResult:
+        if puzzle.values.flags.writeable:
+            raise BackendError("the puzzle reached the backend writeable")
+        return _search([SOLUTION], False)
+
+    monkeypatch.setattr(audit_module, "make_backend", lambda spec, **options: _FakeBackend(behave))
+    result = _one(BackendSolver("fake", isolate=True))
+    assert result.verdict is Verdict.CORRECT, result.detail

@@ -23,6 +23,7 @@ PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2...
 SOLUTION = "417369825632158947958724316825437169791586432346912758289643571573291684164875293"
 UNSOLVABLE = ".1.3.982.632157.4..5...4.1.8254..169.....64323469.........4.57..7..9.68.1.487.2.."
 PROGRAMS = Path(__file__).parent / "programs"
+DLX_JSON = "verify --backend dlx --in-process --runs 2 --json"
 RUN_KEYS = {"solver", "puzzle", "line", "run", "seed", "claimed", "verdict", "seconds", "detail"}
 
 
@@ -71,19 +72,7 @@ def test_backends_all_correct_exit_0_with_a_table(capsys: pytest.CaptureFixture[
 
 
 def test_runs_and_seeds_in_json_lines(capsys: pytest.CaptureFixture[str], corpus: Path) -> None:
-    code, out, _ = run(
-        capsys,
-        "verify",
-        "--backend",
-        "dlx",
-        "--in-process",
-        "--runs",
-        "2",
-        "--seed",
-        "5",
-        "--json",
-        str(corpus),
-    )
+    code, out, _ = run(capsys, *DLX_JSON.split(), "--seed", "5", str(corpus))
     assert code == 0
     runs, summary = json_lines(out)
     assert len(runs) == 6 and all(set(obj) >= RUN_KEYS for obj in runs)
@@ -99,19 +88,7 @@ def test_runs_and_seeds_in_json_lines(capsys: pytest.CaptureFixture[str], corpus
 def test_same_seed_same_json_seeds(capsys: pytest.CaptureFixture[str], corpus: Path) -> None:
     seeds = []
     for _ in range(2):
-        _, out, _ = run(
-            capsys,
-            "verify",
-            "--backend",
-            "dlx",
-            "--in-process",
-            "--runs",
-            "2",
-            "--seed",
-            "9",
-            "--json",
-            str(corpus),
-        )
+        _, out, _ = run(capsys, *DLX_JSON.split(), "--seed", "9", str(corpus))
         seeds.append([obj["seed"] for obj in json_lines(out)[0]])
     assert seeds[0] == seeds[1]
 

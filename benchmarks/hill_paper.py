@@ -181,10 +181,10 @@ def part_one(per_group: int, timeout: float) -> dict[str, list[Run]]:
     return results
 
 
-def part_two(puzzles: list[Grid], timeout: float) -> None:
+def part_two(label: str, puzzles: list[Grid], timeout: float) -> None:
     """Figure 4 (the initial state with and without post-swapping) and the greedy digit order."""
     _emit(
-        f"### Part 2: initial state and variants ({len(puzzles)} puzzles of part 1, {timeout:g} s limit)",
+        f"### Part 2: initial state and variants (the {len(puzzles)} {label} puzzles, {timeout:g} s limit)",
         "",
         "| initial state | init ms | f1 (max 162) | clashes with givens | paper: ms, f1, clashes |",
         "|---|---:|---:|---:|---:|",
@@ -334,8 +334,8 @@ def main(argv: list[str] | None = None) -> int:
     _solve(parse_grid(_lines(SUDOKU9 / "euler96_easy50.txt")[0]), 0, 60.0)  # compile and load first
     began = time.perf_counter()
     groups = part_one(per_group, timeout)
-    variants = [p for label, ps in _groups(per_group) if label.startswith("SE 7") for p in ps]
-    part_two(variants, 2.0 if args.quick else 10.0)
+    variants = dict(_groups(per_group))["SE 7.0-7.9"]
+    part_two("SE 7.0-7.9", variants, 2.0 if args.quick else 10.0)
     curves = part_three(sizes, fractions, instances)
     plot(plot_path, groups, curves)
     print(

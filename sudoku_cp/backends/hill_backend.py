@@ -90,6 +90,6 @@ class HillBackend:
             # With no move at all, the only state was tried and failed: that is a proof.
             return SearchResult(none, complete=model.moves == 0, timed_out=found.timed_out, stats=stats)
         stack = checked_solutions(puzzle, found.solution[None], self.name)
-        # Every cell is then fixed, so a complete grid is the only solution and the search is complete.
+        # A local search says nothing of other solutions, unless the puzzle had no empty cell.
         complete = puzzle.is_complete
         return SearchResult(stack if keep else stack[:0], complete, False, 1, stats)

@@ -626,8 +626,9 @@ def climb_states(
 ) -> np.ndarray:
     """The states after each of the first ``steps`` iterations, one move per kernel call.
 
-    Row 0 is the initial state; the walk ends early when it solves the puzzle or gives up.  For
-    tests: the same seed must retrace the path a chunked ``hill_climb`` takes.
+    Row 0 is the initial state; after an iteration that ends in a restart, its row is the fresh
+    initial state.  The walk ends early when it solves the puzzle or gives up.  For tests: the same
+    seed must retrace the path a chunked ``hill_climb`` takes.
     """
     climber = _Climber(model, params or HillParameters(), seed)
     climber.run(0)

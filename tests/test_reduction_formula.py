@@ -120,6 +120,14 @@ def test_formula_rejects_literals_outside_its_variables() -> None:
         Formula(3, ((1, 4),))
     with pytest.raises(ValueError, match="literal 0"):
         Formula(3, ((0,),))
+    with pytest.raises(ValueError, match="clause 2: literal -100000000000000000000"):
+        Formula(3, ((1,), (-(10**20),)))
+
+
+def test_literal_matrix_pads_clauses_with_zeros() -> None:
+    matrix = Formula(5, ((1, -2, 3, 4), (), (5,), (-1, 2))).literal_matrix()
+    assert matrix.tolist() == [[1, -2, 3, 4], [0, 0, 0, 0], [5, 0, 0, 0], [-1, 2, 0, 0]]
+    assert Formula(0, ()).literal_matrix().shape == (0, 0)
 
 
 def test_satisfied_by_needs_a_value_for_every_variable() -> None:

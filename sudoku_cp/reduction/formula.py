@@ -34,6 +34,7 @@ their numbers: a model of the result truncated to ``num_vars`` values satisfies 
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 from collections.abc import Iterable, Sequence
@@ -71,14 +72,22 @@ class Formula:
     clauses: tuple[tuple[int, ...], ...]
 
     def __post_init__(self) -> None:
-        clauses = tuple(tuple(int(lit) for lit in clause) for clause in self.clauses)
+        clauses = tuple(tuple(map(int, clause)) for clause in self.clauses)
         object.__setattr__(self, "clauses", clauses)
         if self.num_vars < 0:
             raise ValueError(f"num_vars must be at least 0, not {self.num_vars}")
-        for index, clause in enumerate(clauses, start=1):
-            for lit in clause:
-                if lit == 0 or abs(lit) > self.num_vars:
-                    raise ValueError(f"clause {index}: literal {lit} is not in 1..{self.num_vars} or negated")
+        try:
+            flat = np.fromiter(itertools.chain.from_iterable(clauses), dtype=np.int64)
+            bad = bool(((flat == 0) | (np.abs(flat) > self.num_vars)).any())
+        except OverflowError:
+            bad = True
+        if bad:  # find and name the first bad literal
+            for index, clause in enumerate(clauses, start=1):
+                for lit in clause:
+                    if lit == 0 or abs(lit) > self.num_vars:
+                        raise ValueError(
+                            f"clause {index}: literal {lit} is not in 1..{self.num_vars} or negated"
+                        )
 
     @property
     def num_clauses(self) -> int:
@@ -93,8 +102,13 @@ class Formula:
     def literal_matrix(self) -> np.ndarray:
         """The clauses as an (m, w) int64 array padded with 0, w the longest clause length."""
         matrix = np.zeros((self.num_clauses, self.max_clause_length), dtype=np.int64)
-        for row, clause in enumerate(self.clauses):
-            matrix[row, : len(clause)] = clause
+        lengths = np.fromiter(map(len, self.clauses), dtype=np.int64, count=self.num_clauses)
+        flat = np.fromiter(
+            itertools.chain.from_iterable(self.clauses), dtype=np.int64, count=int(lengths.sum())
+        )
+        rows = np.repeat(np.arange(self.num_clauses), lengths)
+        starts = np.cumsum(lengths) - lengths
+        matrix[rows, np.arange(flat.size) - np.repeat(starts, lengths)] = flat
         return matrix
 
     def clause_values(self, assignment: Sequence[bool] | np.ndarray) -> np.ndarray:

@@ -247,6 +247,30 @@ def test_decode_missing_placement_file(
     assert code == 2 and "no such file" in assert_one_line_error(err)
 
 
+@pytest.mark.parametrize("satisfiable", [True, False])
+def test_decode_nonempty_placements_by_the_witness_variable(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, small_sat: str, small_unsat: str, satisfiable: bool
+) -> None:
+    reduction, meta = built(capsys, tmp_path, small_sat if satisfiable else small_unsat, "--nonempty")
+    instance = reduction.instance
+    r, c = reduction.witness_cells[0]
+    mask = instance.mask.copy()
+    if satisfiable:  # a placement through a witness cell: z false, a model of the input formula
+        mask[r] = False
+        mask[r, c] = True
+    cols = make_method("sat").find_placement(NishioInstance(instance.geometry, mask))
+    assert cols is not None
+    code, out, err = run(capsys, "reduce", "--decode", str(meta), placement_file(tmp_path, instance, cols))
+    assert code == 0 and err == ""
+    literals = v_assignment(out)
+    if satisfiable:
+        assert "s SATISFIABLE" in out and len(literals) == reduction.source_vars
+        assert parse_dimacs(SMALL_SAT).satisfied_by([lit > 0 for lit in literals])
+    else:  # every placement of an unsatisfiable formula's instance sets z true
+        assert "s UNKNOWN" in out and len(literals) == reduction.formula.num_vars
+        assert reduction.witness_variable in literals
+
+
 def test_decode_rejects_an_unreadable_placement_file(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, small_sat: str
 ) -> None:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -36,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from common import machine
 
 from sudoku_cp.api import BackendOptions, solve_items
 from sudoku_cp.backends.pysat_backend import BatchPysat, IncrementalPysat
@@ -60,24 +60,6 @@ class Run:
     seconds: list[float]
     conflicts: int
     solved: int
-
-
-def machine() -> str:
-    """The machine this run measured: processor, cores, Python, python-sat."""
-    from importlib.metadata import version
-
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = f"{model} ({line.split(':', 1)[1].strip()})"
-                break
-    except OSError:
-        pass
-    return (
-        f"{model}, {os.cpu_count()} cores (pinned to one), Python {platform.python_version()}, "
-        f"python-sat {version('python-sat')}, numpy {np.__version__}"
-    )
 
 
 def _pin_one_core() -> None:
@@ -200,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     wanted = [w for w in args.only.split(",") if w]
     print(f"{CORPUS.name}: {len(grids)} puzzles, {'unique' if args.unique else 'first solution'}")
-    print(f"machine: {machine()}")
+    print(f"machine: {machine()} (pinned to one core)")
     print(f"start-up (imports of the batch path): {startup():.3f} s")
     print()
     print("| configuration | puzzles/s | median ms | max ms | conflicts/puzzle | solved |")

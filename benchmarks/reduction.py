@@ -22,13 +22,13 @@ counted as unknown.  Rows print as they finish; medians per set at the end.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import statistics
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from common import machine
 
 from sudoku_cp.nishio.api import make_method
 from sudoku_cp.nishio.instance import NishioInstance, SolveTimeout, placement_problem
@@ -37,13 +37,6 @@ from sudoku_cp.reduction.formula import Formula, parse_dimacs, solve_formula
 
 SATLIB = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "satlib"
 SETS = ("uf20-91", "uf50-218", "uuf50-218")
-
-
-def machine() -> str:
-    """One line naming the machine this run measured."""
-    cpu = f"{platform.machine()} {platform.processor() or ''}".strip()
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, load average {load:.1f}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,6 @@ Ratios are against the pysat batch row of the same run. Corpora are read in plac
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import statistics
 import sys
 import time
@@ -23,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+from common import machine
 
 from sudoku_cp.api import BackendOptions, solve_items
 from sudoku_cp.backends.base import Backend
@@ -32,12 +31,6 @@ from sudoku_cp.formats import PuzzleItem, parse_grid, parse_puzzles
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 HARDEST = SHARED / "sudoku9" / "tdoku_forum_hardest_1905_11plus_every5th.txt"
-
-
-def machine() -> str:
-    """One line naming the machine this run measured."""
-    cpu = f"{platform.machine()} {platform.processor() or ''}".strip()
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
 def _row(name: str, times: list[float], conflicts: list[float], baseline: float | None) -> str:

@@ -101,6 +101,20 @@ def _clear_dirty(unit_dirty: np.ndarray, unit_stack: np.ndarray, unit_top: int) 
         unit_dirty[unit_stack[k]] = False
 
 
+@numba.njit(cache=True, inline="always")
+def _mark_units(
+    cell: int, cell_units: np.ndarray, unit_dirty: np.ndarray, unit_stack: np.ndarray, unit_top: int
+) -> int:  # pragma: no cover - compiled
+    """Queue the row, column and box of ``cell`` for rule 2 (once each); return the new stack top."""
+    for j in range(3):
+        u = cell_units[cell, j]
+        if not unit_dirty[u]:
+            unit_dirty[u] = True
+            unit_stack[unit_top] = u
+            unit_top += 1
+    return unit_top
+
+
 @numba.njit(cache=True)
 def _propagate(
     masks: np.ndarray,
@@ -143,12 +157,7 @@ def _propagate(
                     elif (m & (m - _ONE)) == _ZERO:
                         stack[top] = peer
                         top += 1
-                    for j in range(3):
-                        u = cell_units[peer, j]
-                        if not unit_dirty[u]:
-                            unit_dirty[u] = True
-                            unit_stack[unit_top] = u
-                            unit_top += 1
+                    unit_top = _mark_units(peer, cell_units, unit_dirty, unit_stack, unit_top)
         if unit_top == 0:
             return True
         # Rule 2 on one changed unit: values with exactly one place get fixed there.
@@ -182,12 +191,7 @@ def _propagate(
             masks[cell] = hit
             stack[top] = cell
             top += 1
-            for j in range(3):
-                v = cell_units[cell, j]
-                if not unit_dirty[v]:
-                    unit_dirty[v] = True
-                    unit_stack[unit_top] = v
-                    unit_top += 1
+            unit_top = _mark_units(cell, cell_units, unit_dirty, unit_stack, unit_top)
 
 
 @numba.njit(cache=True)
@@ -240,12 +244,7 @@ def fix_and_propagate(
     masks[cell] = value_bit
     stack[0] = cell
     top = 1
-    unit_top = 0
-    for j in range(3):
-        u = cell_units[cell, j]
-        unit_dirty[u] = True
-        unit_stack[unit_top] = u
-        unit_top += 1
+    unit_top = _mark_units(cell, cell_units, unit_dirty, unit_stack, 0)
     return _propagate(
         masks, stack, top, unit_dirty, unit_stack, unit_top, peers, units, cell_units, full, strict
     )

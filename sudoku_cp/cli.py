@@ -107,7 +107,8 @@ backends (--backend):
                    greedy start, random restarts on plateaus (incomplete: finds one solution
                    or says unknown; --seed); hill:<key=value,...> sets w1, w2, plateau_size,
                    stall_limit, post_swap, shuffle_digits (0: ascending greedy order),
-                   max_restarts, max_iterations (none: no cap), e.g. hill:shuffle_digits=0
+                   max_restarts, max_iterations (none: no cap; without --time-limit
+                   restarts stop at 100000 unless set), e.g. hill:shuffle_digits=0
   --solver-cmd CMD any DIMACS SAT program, e.g. "cadical -q", "kissat -q", "minisat";
                    {cnf} and {out} in CMD stand for the CNF file and a result file"""
 

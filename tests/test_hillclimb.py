@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import sudoku_cp as sc
+from sudoku_cp.backends import hill_backend
 from sudoku_cp.backends.base import BackendError, Status
 from sudoku_cp.backends.hill_backend import HillBackend, parse_hill_settings
 from sudoku_cp.backends.registry import BACKEND_NAMES, make_backend
@@ -175,6 +176,16 @@ def test_time_limit_is_unknown_never_no_solution() -> None:
     assert found.stats["restarts"] > 0
     result = sc.solve(puzzle, HillBackend(), time_limit=0.3)
     assert result.status is Status.UNKNOWN and result.solution is None
+
+
+def test_default_restart_cap_applies_only_without_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hill_backend, "DEFAULT_MAX_RESTARTS", 20)
+    puzzle = sc.parse_grid(NO_SOLUTION_9X9)
+    capped = HillBackend().search(puzzle)
+    assert (capped.count, capped.complete, capped.timed_out) == (0, False, False)
+    assert capped.stats["restarts"] == 20
+    timed = HillBackend().search(puzzle, time_limit=0.3)
+    assert timed.timed_out and timed.stats["restarts"] > 20
 
 
 def test_restart_cap_is_unknown_without_timeout() -> None:

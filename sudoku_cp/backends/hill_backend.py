@@ -2,7 +2,9 @@
 
 An incomplete search: it finds a solution or reports *unknown* (time limit, restart or iteration
 cap), never "no solution", except in two cases that are proofs: givens that clash, and a puzzle
-whose state space is a single state (no box has two empty cells) that is not a solution.
+whose state space is a single state (no box has two empty cells) that is not a solution.  With a
+time limit, the search runs until that limit or a cap set in the parameters; without one, it
+stops after ``DEFAULT_MAX_RESTARTS`` restarts unless the parameters set a cap.
 """
 
 from __future__ import annotations
@@ -16,7 +18,11 @@ from ..native.hillclimb import HillParameters, build_model, hill_climb
 from ..verify import given_conflict
 from .base import BackendError, SearchResult, checked_solutions
 
-__all__ = ["HillBackend", "parse_hill_settings"]
+__all__ = ["DEFAULT_MAX_RESTARTS", "HillBackend", "parse_hill_settings"]
+
+# Without a time limit or a cap of its own, a search gives up after this many restarts (about
+# 7 s on a 9x9 grid), so a puzzle with no solution still ends.
+DEFAULT_MAX_RESTARTS = 100_000
 
 _FIELDS = {f.name: f for f in dataclasses.fields(HillParameters)}
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
@@ -80,7 +86,10 @@ class HillBackend:
             model = build_model(puzzle.geometry, puzzle.values)
         except ValueError as error:
             raise BackendError(f"hill: {error}") from None
-        found = hill_climb(model, self.params, seed=self.seed, time_limit=time_limit)
+        params = self.params
+        if time_limit is None and params.max_restarts is None and params.max_iterations is None:
+            params = dataclasses.replace(params, max_restarts=DEFAULT_MAX_RESTARTS)
+        found = hill_climb(model, params, seed=self.seed, time_limit=time_limit)
         stats: dict[str, float | int] = {
             "iterations": found.iterations,
             "restarts": found.restarts,

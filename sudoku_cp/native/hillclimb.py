@@ -94,8 +94,9 @@ class HillParameters:
     which order "the next available number" follows; in ascending order the greedy placement is
     the same at every restart and only post-swapping varies, which solved 0 of 12 top95 puzzles
     in 2 s against 9 of 12 with shuffling (``benchmarks/hill_paper.py`` measures both);
-    ``max_restarts`` (ours) / ``max_iterations``: give up (result *unknown*) after that many
-    (None = no cap; the paper has none, but a puzzle with no solution would then never end).
+    ``max_restarts`` / ``max_iterations`` (ours): give up (result *unknown*) after that many
+    (None = no cap, as in the paper: then only a time limit ends a puzzle with no solution; the
+    ``hill`` backend caps restarts when it is given no time limit).
     """
 
     w1: int = 1
@@ -104,7 +105,7 @@ class HillParameters:
     stall_limit: int = 1000
     post_swap: bool = True
     shuffle_digits: bool = True
-    max_restarts: int | None = 100_000
+    max_restarts: int | None = None
     max_iterations: int | None = None
 
     def __post_init__(self) -> None:

@@ -92,8 +92,8 @@ class HillParameters:
     ``shuffle_digits`` (ours): the greedy placement tries each box's missing digits in a fresh
     random order at every (re)start; False tries them in ascending order.  The paper does not say
     which order "the next available number" follows; in ascending order the greedy placement is
-    the same at every restart and only post-swapping varies, which solved 0 of 12 top95 puzzles
-    in 2 s against 9 of 12 with shuffling (``benchmarks/hill_paper.py`` measures both);
+    the same at every restart and only post-swapping varies: it solved 80 % of 50 SE 7 puzzles
+    in 10 s, against 100 % with shuffling (``benchmarks/hill_paper.py`` measures both);
     ``max_restarts`` / ``max_iterations`` (ours): give up (result *unknown*) after that many
     (None = no cap, as in the paper: then only a time limit ends a puzzle with no solution; the
     ``hill`` backend caps restarts when it is given no time limit).

@@ -269,6 +269,20 @@ def test_hill_is_a_registered_backend_and_cli_choice(capsys: pytest.CaptureFixtu
     assert "solved (hill" in capsys.readouterr().out
 
 
+def test_every_answer_on_every_box_shape_passes_the_audit() -> None:
+    from sudoku_cp.audit import BackendSolver, Claim, Verdict, audit
+    from sudoku_cp.formats import PuzzleItem
+
+    grids = [_puzzle(shape, seed) for shape in SHAPES for seed in range(2)]
+    grids.append(sc.parse_grid(NO_MOVE_NO_SOLUTION, box=(2, 2)))
+    items = [PuzzleItem(i, i + 1, grid) for i, grid in enumerate(grids)]
+    results = list(audit(items, [BackendSolver("hill")], runs=2, seed=3, time_limit=30))
+    assert len(results) == 2 * len(items)
+    assert all(r.verdict is Verdict.CORRECT for r in results), [r.detail for r in results]
+    assert [r.claimed for r in results[-2:]] == [Claim.UNSAT, Claim.UNSAT]
+    assert all(r.claimed is Claim.SOLVED for r in results[:-2])
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("corpus", ["sudoku9/euler96_easy50.txt", "sudoku9/norvig_hardest.txt"])
 def test_every_answer_on_shared_corpora_matches_sat(corpus: str) -> None:

@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/hill_paper.py [--quick] [--per-group N] [--timeout S] [--plot PNG]
 
+Part 0: the kernel's speed (move evaluations per second) on one instance per size.
 Part 1 (the paper's Figure 5 and 6): 9x9 puzzles grouped by difficulty: Project Euler's easy
 puzzles, the sudoku-exchange "diabolical" bank split by its Sukaku Explainer rating, and the named
 hardest puzzles.  One seeded hill-climbing run per puzzle (seed = puzzle index) with a time limit;
@@ -35,7 +36,7 @@ from sudoku_cp.backends.hill_backend import HillBackend
 from sudoku_cp.backends.registry import make_backend
 from sudoku_cp.formats import parse_grid, parse_puzzles
 from sudoku_cp.grid import Grid
-from sudoku_cp.native.hillclimb import HillParameters, build_model, initial_state, objective
+from sudoku_cp.native.hillclimb import HillParameters, build_model, hill_climb, initial_state, objective
 
 SUDOKU9 = SHARED / "sudoku9"
 ACS = SHARED / "acs" / "general"
@@ -147,6 +148,30 @@ HEADER = (
     "| mean ms (solved) | median ms (all) | SAT median ms | hill/SAT |"
 )
 RULE = "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+
+
+def part_zero() -> None:
+    """Kernel speed: iterations and move evaluations per second, one instance per size."""
+    _emit(
+        "### Kernel speed (20,000 iterations from a fixed seed, after a warm-up)",
+        "",
+        "| instance | moves per iteration | iterations/s | move evaluations/s | ns per evaluation |",
+        "|---|---:|---:|---:|---:|",
+    )
+    cases = [("9x9 top95 #1", parse_grid(_lines(SUDOKU9 / "norvig_top95.txt")[0]))]
+    for n in (16, 25):
+        grid = parse_puzzles((ACS / f"inst{n}x{n}_45_0.txt").read_text())[0].grid
+        assert grid is not None
+        cases.append((f"{n}x{n} ant-colony 45 % #0", grid))
+    for label, puzzle in cases:
+        model = build_model(puzzle.geometry, puzzle.values)
+        hill_climb(model, HillParameters(max_iterations=2_000), seed=1)
+        start = time.perf_counter()
+        result = hill_climb(model, HillParameters(max_iterations=20_000), seed=1)
+        seconds = time.perf_counter() - start
+        rate = result.iterations / seconds
+        evals = rate * model.moves
+        _emit(f"| {label} | {model.moves:,} | {rate:,.0f} | {evals / 1e6:,.1f} M | {1e9 / evals:.1f} |")
 
 
 def part_one(per_group: int, timeout: float) -> dict[str, list[Run]]:
@@ -333,6 +358,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"machine: {machine()}; load average {load_average()} at start", flush=True)
     _solve(parse_grid(_lines(SUDOKU9 / "euler96_easy50.txt")[0]), 0, 60.0)  # compile and load first
     began = time.perf_counter()
+    part_zero()
     groups = part_one(per_group, timeout)
     variants = dict(_groups(per_group))["SE 7.0-7.9"]
     part_two("SE 7.0-7.9", variants, 2.0 if args.quick else 10.0)

@@ -22,11 +22,12 @@ doi:10.1007/978-1-84800-094-0_4 (sections 3 to 4.5; ``../shared/papers/NOTES.md`
   broken uniformly at random.  The paper keeps a priority queue of visited states only to detect
   plateaus: a plateau is declared when its ``plateau_size`` (10) best states share one score and
   none has a better successor, and the climb then restarts from a fresh initial state.  A visited
-  state with a better successor is always followed by that better successor, so the best states of
-  the queue never have one; the rule therefore reduces to "the best score of this climb has been
-  visited ``plateau_size`` times" (one queue entry per iteration).  The paper's algorithm stops when
-  no successor is better; to let the queue rule decide, the climber instead moves to the best
-  successor even when it is level or worse, which walks plateaus.  One addition, needed to
+  state with a better successor is always followed by that better successor, so the best-scoring
+  states of the queue are exactly the visited states at the climb's best score whose whole
+  neighbourhood has been scored without finding a better one; the rule therefore reduces to
+  "``plateau_size`` such visits" (one queue entry per iteration, revisits included).  The paper's
+  algorithm stops when no successor is better; to let the queue rule decide, the climber instead
+  moves to the best successor even when it is level or worse, which walks plateaus.  One addition, needed to
   guarantee termination, not in the paper: a climb also restarts after ``stall_limit`` iterations
   without a new best score (a walk cycling below its best would otherwise never end).
 
@@ -86,7 +87,8 @@ class HillParameters:
     """Settings of the hill climber: the paper's values, plus what it leaves open (marked *ours*).
 
     ``w1``, ``w2``: weights of f1 (distinct digits per row and column) and f2 (given clashes);
-    ``plateau_size``: visits of the climb's best score that declare a plateau (paper: 10);
+    ``plateau_size``: visits of states at the climb's best score with no better successor that
+    declare a plateau (paper: 10; 1 restarts at the first local maximum);
     ``stall_limit`` (ours): iterations without a new best score before a restart (0 = never);
     ``post_swap``: run the post-swapping repair after the greedy placement (paper: yes);
     ``shuffle_digits`` (ours): the greedy placement tries each box's missing digits in a fresh
@@ -450,7 +452,7 @@ def _climb(
             state[_F1] = _count(n, grid, cell_row, cell_col, row_count, col_count)
             state[_F2] = _given_clashes(grid, box_cells, clash)
             state[_BEST] = w1 * state[_F1] + w2 * state[_F2]
-            state[_BEST_VISITS] = 1
+            state[_BEST_VISITS] = 0
             state[_STALL] = 0
             state[_FRESH] = 0
             if state[_ITERATIONS] == 0 and state[_RESTARTS] == 0:
@@ -476,6 +478,22 @@ def _climb(
             if delta == best:
                 ties[n_ties] = k
                 n_ties += 1
+        # Plateau detection (the paper's queue rule, see the module docstring): count the states at
+        # the climb's best score that have no better successor.
+        score = w1 * state[_F1] + w2 * state[_F2]
+        if score > state[_BEST]:
+            state[_BEST] = score
+            state[_BEST_VISITS] = 0
+            state[_STALL] = 0
+        if score == state[_BEST] and best <= 0:
+            state[_BEST_VISITS] += 1
+        if state[_BEST_VISITS] >= plateau_size or (stall_limit > 0 and state[_STALL] >= stall_limit):
+            if max_restarts >= 0 and state[_RESTARTS] >= max_restarts:
+                return _GAVE_UP
+            state[_RESTARTS] += 1
+            state[_FRESH] = 1
+            spent += 1  # a restart uses budget too, so the driver regains control
+            continue
         choice = ties[_below(rng, n_ties)] if n_ties > 1 else ties[0]
         a = swap_a[choice]
         b = swap_b[choice]
@@ -494,24 +512,10 @@ def _climb(
         state[_F1] += delta_f1[choice]
         state[_F2] += delta_f2[choice]
         state[_ITERATIONS] += 1
+        state[_STALL] += 1
         spent += 1
         if state[_F1] == goal:
             return _SOLVED
-        # Plateau detection (the paper's queue rule, see the module docstring).
-        score = w1 * state[_F1] + w2 * state[_F2]
-        if score > state[_BEST]:
-            state[_BEST] = score
-            state[_BEST_VISITS] = 1
-            state[_STALL] = 0
-        else:
-            state[_STALL] += 1
-            if score == state[_BEST]:
-                state[_BEST_VISITS] += 1
-        if state[_BEST_VISITS] >= plateau_size or (stall_limit > 0 and state[_STALL] >= stall_limit):
-            if max_restarts >= 0 and state[_RESTARTS] >= max_restarts:
-                return _GAVE_UP
-            state[_RESTARTS] += 1
-            state[_FRESH] = 1
 
 
 # ------------------------------------------------------------------------------------------ driver
@@ -627,9 +631,9 @@ def climb_states(
 ) -> np.ndarray:
     """The states after each of the first ``steps`` iterations, one move per kernel call.
 
-    Row 0 is the initial state; after an iteration that ends in a restart, its row is the fresh
-    initial state.  The walk ends early when it solves the puzzle or gives up.  For tests: the same
-    seed must retrace the path a chunked ``hill_climb`` takes.
+    Row 0 is the first initial state; every further row is the state after one move (after a
+    restart, a move of the new climb).  The walk ends early when it solves the puzzle or gives up.
+    For tests: the same seed must retrace the path a chunked ``hill_climb`` takes.
     """
     climber = _Climber(model, params or HillParameters(), seed)
     climber.run(0)

@@ -129,7 +129,8 @@ def _result(
     solution = puzzle.with_values(found.solutions[0]) if found.count else None
     message: str | None = None
     if status is Status.UNKNOWN:
-        message = "time limit reached" + (" before uniqueness was decided" if found.count else "")
+        why = "time limit reached" if found.timed_out else "the search stopped at its iteration cap"
+        message = why + (" before uniqueness was decided" if found.count else "")
     return PuzzleResult(index, status, solution, seconds, message, line, found.stats)
 
 

@@ -101,7 +101,8 @@ def machine() -> str:
 
 def solve_once(backend: Backend, puzzle: Grid, time_limit: float) -> Run:
     """Time one search; a returned solution has been checked by the backend."""
-    # Without this the first call after a CP-SAT solve pays ~10 ms of its clean-up.
+    # Without this the first call after a CP-SAT solve pays ~10 ms of its clean-up; the price is
+    # cold caches, a floor of about 0.4 ms under every time (see benchmarks/README.md).
     gc.collect()
     start = time.perf_counter()
     found = backend.search(puzzle, 1, time_limit)

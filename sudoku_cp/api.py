@@ -129,8 +129,12 @@ def _result(
     solution = puzzle.with_values(found.solutions[0]) if found.count else None
     message: str | None = None
     if status is Status.UNKNOWN:
-        why = "time limit reached" if found.timed_out else "the search stopped at its iteration cap"
-        message = why + (" before uniqueness was decided" if found.count else "")
+        if found.timed_out:
+            message = "time limit reached" + (" before uniqueness was decided" if found.count else "")
+        elif found.count:
+            message = "this backend's search is incomplete: it cannot decide uniqueness"
+        else:
+            message = "the search gave up at its iteration or restart cap"
     return PuzzleResult(index, status, solution, seconds, message, line, found.stats)
 
 

@@ -36,6 +36,7 @@ import numba
 import numpy as np
 
 from ..grid import Grid
+from .chunks import ChunkBudget
 from .propagation import (
     fix_and_propagate,
     fixed_count,
@@ -295,10 +296,10 @@ def acs_solve(
     unit_dirty = np.zeros(3 * n, np.bool_)
     unit_stack = np.empty(3 * n, np.int64)
     max_iterations = params.max_iterations if params.max_iterations is not None else np.iinfo(np.int64).max
-    budget = 1
+    clock = ChunkBudget(time_limit, 1, _MIN_BUDGET, _MAX_BUDGET, _CHUNK_SECONDS, began)
     timed_out = False
     while True:
-        chunk_began = time.perf_counter()
+        budget = clock.start()
         status = _colony(
             root,
             tau,
@@ -327,15 +328,9 @@ def acs_solve(
         )
         if status != _BUDGET:
             break
-        now = time.perf_counter()
-        if time_limit is not None and now - began >= time_limit:
+        if clock.out_of_time():
             timed_out = True
             break
-        target = _CHUNK_SECONDS
-        if time_limit is not None:
-            target = min(target, max(time_limit - (now - began), 1e-3))
-        scale = target / max(now - chunk_began, 1e-6)
-        budget = int(min(max(budget * min(scale, 4.0), _MIN_BUDGET), _MAX_BUDGET))
     grid = masks_to_values(solution, n) if status == _SOLVED else None
     return AcsResult(
         grid, False, timed_out, int(istate[_ITERATIONS]), int(istate[_CYCLES]), time.perf_counter() - began

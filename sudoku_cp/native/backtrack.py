@@ -21,6 +21,7 @@ import numba
 import numpy as np
 
 from ..grid import Grid
+from .chunks import ChunkBudget
 from .propagation import fix_and_propagate, initial_masks, propagate_masks, propagation_tables
 
 __all__ = ["BacktrackResult", "backtrack_search"]
@@ -192,10 +193,10 @@ def backtrack_search(
     out = np.zeros((_BUFFER_SOLUTIONS if keep else 1, cells), np.int16)
     limit = min(int(limit), int(np.iinfo(np.int64).max))
     found: list[np.ndarray] = []
-    budget = 1_000
+    clock = ChunkBudget(time_limit, 1_000, _MIN_BUDGET, _MAX_BUDGET, _CHUNK_SECONDS, began)
     timed_out = False
     while True:
-        chunk_began = time.perf_counter()
+        budget = clock.start()
         status = _search(
             levels,
             branch_cell,
@@ -218,15 +219,8 @@ def backtrack_search(
             state[_NBUF] = 0
         if status in (_DONE, _LIMIT):
             break
-        now = time.perf_counter()
-        if time_limit is not None and now - began >= time_limit:
+        if clock.out_of_time(resize=status == _BUDGET):
             timed_out = True
             break
-        if status == _BUDGET:
-            target = _CHUNK_SECONDS
-            if time_limit is not None:
-                target = min(target, max(time_limit - (now - began), 1e-3))
-            scale = target / max(now - chunk_began, 1e-6)
-            budget = int(min(max(budget * min(scale, 4.0), _MIN_BUDGET), _MAX_BUDGET))
     solutions = np.concatenate(found).reshape(-1, n, n) if found else empty
     return BacktrackResult(solutions, int(state[_COUNT]), status == _DONE, timed_out, int(state[_NODES]))

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from .chunks import ChunkBudget
+
 __all__ = ["ExactCoverResult", "solve_exact_cover"]
 
 # Indices into the state vector.
@@ -351,10 +353,10 @@ def solve_exact_cover(
     out_vals = np.empty(width * _BUFFER_SOLUTIONS if keep else 1, dtype=np.int64)
     out_ptr = np.zeros(_BUFFER_SOLUTIONS + 1 if keep else 2, dtype=np.int64)
     solutions: list[np.ndarray] = []
-    budget = 2_000
+    clock = ChunkBudget(time_limit, 2_000, _MIN_BUDGET, _MAX_BUDGET, _CHUNK_SECONDS, began)
     timed_out = False
     while True:
-        chunk_began = time.perf_counter()
+        budget = clock.start()
         status = _search(
             left,
             right,
@@ -378,16 +380,9 @@ def solve_exact_cover(
             state[_NBUF] = 0
         if status in (_DONE, _LIMIT):
             break
-        now = time.perf_counter()
-        if time_limit is not None and now - began >= time_limit:
+        if clock.out_of_time(resize=status == _BUDGET):
             timed_out = True
             break
-        if status == _BUDGET:
-            target = _CHUNK_SECONDS
-            if time_limit is not None:
-                target = min(target, max(time_limit - (now - began), 1e-3))
-            scale = target / max(now - chunk_began, 1e-6)
-            budget = int(min(max(budget * min(scale, 4.0), _MIN_BUDGET), _MAX_BUDGET))
     return ExactCoverResult(
         solutions,
         complete=status == _DONE,

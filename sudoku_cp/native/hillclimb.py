@@ -45,6 +45,7 @@ import numba
 import numpy as np
 
 from ..geometry import Geometry
+from .chunks import ChunkBudget
 
 __all__ = [
     "HillModel",
@@ -589,23 +590,15 @@ def hill_climb(
     params = params or HillParameters()
     began = time.perf_counter()
     climber = _Climber(model, params, seed)
-    budget = 64
+    clock = ChunkBudget(time_limit, 64, _MIN_BUDGET, _MAX_BUDGET, _CHUNK_SECONDS, began)
     timed_out = False
     while True:
-        chunk_began = time.perf_counter()
-        status = climber.run(budget)
+        status = climber.run(clock.start())
         if status != _BUDGET:
             break
-        now = time.perf_counter()
-        if time_limit is not None and now - began >= time_limit:
+        if clock.out_of_time():
             timed_out = True
             break
-        # Size the next chunk to take about _CHUNK_SECONDS (never past the time limit).
-        target = _CHUNK_SECONDS
-        if time_limit is not None:
-            target = min(target, max(time_limit - (now - began), 1e-3))
-        scale = target / max(now - chunk_began, 1e-6)
-        budget = int(min(max(budget * min(scale, 4.0), _MIN_BUDGET), _MAX_BUDGET))
     solution = climber.grid.reshape(model.geometry.n, -1) + 1 if status == _SOLVED else None
     state = climber.state
     return HillResult(

@@ -14,22 +14,24 @@ import numpy as np
 from ..grid import Grid
 from ..native.acs import AcsParameters, Q0Rule, acs_solve
 from ..verify import given_conflict
-from .base import BackendError, SearchResult, checked_solutions
+from .base import SearchResult, checked_solutions
+from .settings import Setting, parse_settings
 
 __all__ = ["DEFAULT_TIME_LIMIT", "AcsBackend", "parse_acs_settings"]
 
 DEFAULT_TIME_LIMIT = 10.0
 
+_NUMBER = "a number"
 # Setting names users write after 'acs:', and the AcsParameters field each one sets.
 _SETTINGS = {
-    "ants": "ants",
-    "q0": "q0",
-    "rho": "rho",
-    "bve": "bve",
-    "xi": "xi",
-    "tau0": "tau0",
-    "rule": "q0_rule",
-    "iterations": "max_iterations",
+    "ants": Setting("ants", int, "an integer"),
+    "q0": Setting("q0", float, _NUMBER),
+    "rho": Setting("rho", float, _NUMBER),
+    "bve": Setting("bve", float, _NUMBER),
+    "xi": Setting("xi", float, _NUMBER),
+    "tau0": Setting("tau0", float, _NUMBER),
+    "rule": Setting("q0_rule", Q0Rule, "paper or code"),
+    "iterations": Setting("max_iterations", int, "an integer"),
 }
 
 
@@ -40,28 +42,7 @@ def parse_acs_settings(text: str) -> AcsParameters:
     when q < q0; code: greedy when q > q0, as the authors' program does), iterations (a cap).
     An empty text gives the paper's defaults.  Raises BackendError naming the bad setting.
     """
-    values: dict[str, object] = {}
-    for part in filter(None, (piece.strip() for piece in text.split(","))):
-        key, sep, raw = part.partition("=")
-        key = key.strip()
-        if not sep or key not in _SETTINGS:
-            known = ", ".join(_SETTINGS)
-            raise BackendError(f"acs setting {part!r} is not of the form key=value with a key among {known}")
-        raw = raw.strip()
-        try:
-            if key == "rule":
-                values[_SETTINGS[key]] = Q0Rule(raw)
-            elif key in ("ants", "iterations"):
-                values[_SETTINGS[key]] = int(raw)
-            else:
-                values[_SETTINGS[key]] = float(raw)
-        except ValueError:
-            expected = "paper or code" if key == "rule" else "a number"
-            raise BackendError(f"acs setting {key}={raw!r}: expected {expected}") from None
-    try:
-        return AcsParameters(**values)  # type: ignore[arg-type]
-    except ValueError as error:
-        raise BackendError(f"acs settings {text!r}: {error}") from None
+    return parse_settings("acs", text, _SETTINGS, AcsParameters)
 
 
 class AcsBackend:

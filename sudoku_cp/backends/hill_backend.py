@@ -17,6 +17,7 @@ from ..grid import Grid
 from ..native.hillclimb import HillParameters, build_model, hill_climb
 from ..verify import given_conflict
 from .base import BackendError, SearchResult, checked_solutions
+from .settings import Setting, parse_settings
 
 __all__ = ["DEFAULT_MAX_RESTARTS", "HillBackend", "parse_hill_settings"]
 
@@ -24,24 +25,30 @@ __all__ = ["DEFAULT_MAX_RESTARTS", "HillBackend", "parse_hill_settings"]
 # 7 s on a 9x9 grid), so a puzzle with no solution still ends.
 DEFAULT_MAX_RESTARTS = 100_000
 
-_FIELDS = {f.name: f for f in dataclasses.fields(HillParameters)}
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
-def _setting(key: str, raw: str) -> int | bool | None:
-    """One setting's value: booleans as 0/1/true/false, caps as an integer or 'none'."""
-    kind = str(_FIELDS[key].type)
-    low = raw.lower()
+def _flag(raw: str) -> bool:
+    if raw.lower() not in _TRUE + _FALSE:
+        raise ValueError(raw)
+    return raw.lower() in _TRUE
+
+
+def _cap(raw: str) -> int | None:
+    return None if raw.lower() == "none" else int(raw)
+
+
+def _setting(field: dataclasses.Field[object]) -> Setting:
+    """How a HillParameters field is written: booleans as 0/1/true/false, caps as an integer or 'none'."""
+    kind = str(field.type)
     if kind == "bool":
-        if low in _TRUE + _FALSE:
-            return low in _TRUE
-        raise BackendError(f"hill setting {key}={raw!r}: expected 0 or 1")
-    if "None" in kind and low == "none":
-        return None
-    try:
-        return int(raw)
-    except ValueError:
-        raise BackendError(f"hill setting {key}={raw!r}: expected an integer") from None
+        return Setting(field.name, _flag, "0 or 1")
+    if "None" in kind:
+        return Setting(field.name, _cap, "an integer or none")
+    return Setting(field.name, int, "an integer")
+
+
+_SETTINGS = {field.name: _setting(field) for field in dataclasses.fields(HillParameters)}
 
 
 def parse_hill_settings(text: str) -> HillParameters:
@@ -51,18 +58,7 @@ def parse_hill_settings(text: str) -> HillParameters:
     shuffle_digits, max_restarts, max_iterations; e.g. ``shuffle_digits=0,plateau_size=20``.
     An empty text gives the defaults.  Raises BackendError naming the bad setting.
     """
-    values: dict[str, int | bool | None] = {}
-    for part in filter(None, (piece.strip() for piece in text.split(","))):
-        key, sep, raw = (piece.strip() for piece in part.partition("="))
-        if not sep or key not in _FIELDS:
-            raise BackendError(
-                f"hill setting {part!r} is not key=value with a key among {', '.join(_FIELDS)}"
-            )
-        values[key] = _setting(key, raw)
-    try:
-        return HillParameters(**values)  # type: ignore[arg-type]
-    except ValueError as error:
-        raise BackendError(f"hill settings {text!r}: {error}") from None
+    return parse_settings("hill", text, _SETTINGS, HillParameters)
 
 
 class HillBackend:

@@ -9,25 +9,15 @@ Each solution a backend returns has been decoded to a grid and passed the indepe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Protocol
 
 import numpy as np
 
 from ..grid import Grid
+from ..outcome import Status
 from ..verify import valid_solutions_mask
 
 __all__ = ["Backend", "BackendError", "SearchResult", "Status", "checked_solutions"]
-
-
-class Status(Enum):
-    """The outcome reported for one puzzle."""
-
-    SOLVED = "solved"
-    UNSAT = "unsat"
-    MULTIPLE = "multiple"
-    UNKNOWN = "unknown"
-    INVALID = "invalid"
 
 
 class BackendError(RuntimeError):

@@ -1,32 +1,28 @@
-"""The ``sudoku-cp reduce`` subcommand: 3-SAT formulas to Nishio instances, decoding, verification.
-
-Part of the command line (``cli.py`` registers it); like ``cli.py`` it prints, library code does not.
-"""
+"""``sudoku-cp reduce``: 3-SAT formulas to Nishio instances, decoding, verification."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import cli
-from .cli import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN
-from .formats import ParseError, json_dumps, read_text
-from .nishio.instance import NishioInstance, SolveTimeout, parse_instance, placement_problem
-from .reduction.formula import Formula, parse_dimacs, solve_formula
-from .reduction.gadgets import FILLS
-from .reduction.random3sat import random_3sat
+from ..formats import ParseError, json_dumps, read_text
+from ..nishio.instance import NishioInstance, parse_instance, placement_problem
+from ..reduction.formula import Formula, parse_dimacs
+from ..reduction.gadgets import FILLS
+from ..reduction.random3sat import random_3sat
+from . import common
+from .common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN, CliError
 
 if TYPE_CHECKING:
-    from .reduction.construction import Reduction
+    from ..reduction.construction import Reduction
 
-__all__ = ["REDUCE_HELP", "add_reduce_command", "verify_reduction"]
+__all__ = ["add_parser", "run"]
 
 REDUCE_HELP = """\
 Turn a CNF formula into a Nishio instance (Eppstein 2012, Section 6): a set S of cells of an
@@ -77,19 +73,21 @@ exit codes:
 _INSTANCE_FORMS = ("mask", "cells", "json")
 
 
-def add_reduce_command(commands: argparse._SubParsersAction, formatter: type[argparse.HelpFormatter]) -> None:
-    """Register ``reduce`` on the subcommand parser of ``sudoku-cp``."""
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Register ``reduce``."""
     parser = commands.add_parser(
         "reduce",
         help="3-SAT to a Nishio instance (hard by construction); decode and verify",
         description=REDUCE_HELP,
-        formatter_class=formatter,
+        formatter_class=common.Formatter,
     )
     parser.add_argument("formulas", metavar="FORMULA", nargs="*", help="DIMACS CNF files ('-': stdin)")
     random = parser.add_argument_group("random 3-SAT (instead of FORMULA)")
-    random.add_argument("--random-vars", type=cli._count(3), metavar="N", help="number of variables")
-    random.add_argument("--clauses", type=cli._count(0), metavar="M", help="number of clauses")
-    random.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default: 0)")
+    random.add_argument("--random-vars", type=common.integer(3), metavar="N", help="number of variables")
+    random.add_argument("--clauses", type=common.integer(0), metavar="M", help="number of clauses")
+    random.add_argument(
+        "--seed", type=common.integer(0), default=0, metavar="S", help="random seed (default: 0)"
+    )
     random.add_argument(
         "--planted", action="store_true", help="keep only clauses a hidden assignment satisfies"
     )
@@ -115,10 +113,10 @@ def add_reduce_command(commands: argparse._SubParsersAction, formatter: type[arg
         "--closure", action="store_true", help="--verify, n <= 25: also compare the DAG and SAT closures S'"
     )
     parser.add_argument(
-        "--time-limit", type=cli._positive_float, metavar="SECONDS", help="time limit for each solve"
+        "--time-limit", type=common.seconds, metavar="SECONDS", help="time limit for each solve"
     )
     parser.add_argument("--json", action="store_true", help="JSON output (JSON Lines for several formulas)")
-    parser.set_defaults(run=run_reduce)
+    parser.set_defaults(run=run)
 
 
 # ------------------------------------------------------------------------------------------ input
@@ -149,22 +147,22 @@ def _sources(args: argparse.Namespace) -> list[_Source]:
     random_given = args.random_vars is not None or args.clauses is not None
     if random_given:
         if args.formulas:
-            raise cli.CliError("give FORMULA files or --random-vars/--clauses, not both")
+            raise CliError("give FORMULA files or --random-vars/--clauses, not both")
         if args.random_vars is None or args.clauses is None:
-            raise cli.CliError("--random-vars and --clauses go together")
+            raise CliError("--random-vars and --clauses go together")
         kind = "planted " if args.planted else ""
         name = f"random {kind}3-SAT ({args.random_vars} variables, {args.clauses} clauses, seed {args.seed})"
         formula = random_3sat(args.random_vars, args.clauses, args.seed, planted=args.planted)
         return [_Source(name, formula)]
     if args.planted:
-        raise cli.CliError("--planted needs --random-vars and --clauses")
+        raise CliError("--planted needs --random-vars and --clauses")
     if not args.formulas:
-        raise cli.CliError("give a FORMULA file, --random-vars N --clauses M, or --decode META PLACEMENT")
+        raise CliError("give a FORMULA file, --random-vars N --clauses M, or --decode META PLACEMENT")
     return [_read_formula(path) for path in args.formulas]
 
 
 def _reduce(formula: Formula, args: argparse.Namespace) -> Reduction:
-    from .reduction.construction import reduce_formula
+    from ..reduction.construction import reduce_formula
 
     return reduce_formula(formula, nonempty=args.nonempty, fill=args.fill)
 
@@ -184,36 +182,36 @@ def _summary(reduction: Reduction, source: Formula) -> str:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from .nishio.instance import instance_text
+    from ..nishio.instance import instance_text
 
     sources = _sources(args)
     if len(sources) != 1:
-        raise cli.CliError(
+        raise CliError(
             f"building writes one instance, but {len(sources)} formulas were given (or use --verify)"
         )
     source = sources[0]
     if source.formula is None:
-        raise cli.CliError(source.error or "unreadable formula")
+        raise CliError(source.error or "unreadable formula")
     if args.json and args.out is None:
-        raise cli.CliError("--json prints a summary of the build: give -o FILE for the instance")
+        raise CliError("--json prints a summary of the build: give -o FILE for the instance")
     reduction = _reduce(source.formula, args)
-    cli._write_text(args.out, instance_text(reduction.instance, args.form))
+    common.write_text(args.out, instance_text(reduction.instance, args.form))
     if args.meta:
-        cli._write_text(args.meta, json_dumps(reduction.metadata()) + "\n")
+        common.write_text(args.meta, json_dumps(reduction.metadata()) + "\n")
     if args.write_formula:
         comments = [f"3-SAT formula encoded by sudoku-cp reduce from {source.name}"]
-        cli._write_text(args.write_formula, reduction.formula.to_dimacs(comments))
+        common.write_text(args.write_formula, reduction.formula.to_dimacs(comments))
     if args.svg:
-        from .reduction.svg import reduction_svg
+        from ..reduction.svg import reduction_svg
 
-        cli._write_text(args.svg, reduction_svg(reduction))
+        common.write_text(args.svg, reduction_svg(reduction))
     written = [path for path in (args.out, args.meta, args.svg, args.write_formula) if path]
     if args.json:
-        cli._out(
+        common.out(
             json_dumps({"formula": source.name, **_sizes(reduction, source.formula), "written": written})
         )
     elif args.out is not None:  # with the instance on stdout the summary would spoil it
-        cli._out(f"{source.name}: {_summary(reduction, source.formula)}; wrote {', '.join(written)}")
+        common.out(f"{source.name}: {_summary(reduction, source.formula)}; wrote {', '.join(written)}")
     return EXIT_OK
 
 
@@ -232,22 +230,20 @@ def _sizes(reduction: Reduction, source: Formula) -> dict[str, object]:
 
 
 def _load_reduction(path: str) -> Reduction:
-    from .reduction.construction import Reduction
+    from ..reduction.construction import Reduction
 
     text = read_text(path)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise cli.CliError(
-            f"{path}: line {error.lineno}, column {error.colno}: not JSON: {error.msg}"
-        ) from None
+        raise CliError(f"{path}: line {error.lineno}, column {error.colno}: not JSON: {error.msg}") from None
     if not isinstance(data, dict):
-        raise cli.CliError(f"{path}: the metadata must be a JSON object")
+        raise CliError(f"{path}: the metadata must be a JSON object")
     try:
         return Reduction.from_metadata(data)
     except (KeyError, TypeError, ValueError) as error:
         what = f"missing key {error}" if isinstance(error, KeyError) else str(error)
-        raise cli.CliError(f"{path}: not reduction metadata: {what}") from None
+        raise CliError(f"{path}: not reduction metadata: {what}") from None
 
 
 _RESULT_FILE_WORDS = frozenset(
@@ -269,11 +265,11 @@ def _placement_from_text(text: str, name: str, instance: NishioInstance) -> np.n
     """Column per row of the placement a file gives, read as an instance or a solver's model."""
     n = instance.n
     if not text.strip():
-        raise cli.CliError(f"{name}: the placement file is empty")
+        raise CliError(f"{name}: the placement file is empty")
     kind = _solver_output_kind(text)
     if kind is not None:
-        from .backends.program import SolverProgramError, parse_solver_output
-        from .cnf.nishio import encode_nishio_cnf
+        from ..backends.program import SolverProgramError, parse_solver_output
+        from ..cnf.nishio import encode_nishio_cnf
 
         # Cell variables are 1..|S| in reading order whatever the exactly-one encoding.
         cnf = encode_nishio_cnf(instance, "seqcounter")
@@ -282,27 +278,27 @@ def _placement_from_text(text: str, name: str, instance: NishioInstance) -> np.n
                 parse_solver_output(text) if kind == "competition" else parse_solver_output("", text)
             )
         except SolverProgramError as error:
-            raise cli.CliError(f"{name}: {error}") from None
+            raise CliError(f"{name}: {error}") from None
         if satisfiable is not True or model is None:
-            raise cli.CliError(f"{name}: the solver found no model (status {satisfiable}), nothing to decode")
+            raise CliError(f"{name}: the solver found no model (status {satisfiable}), nothing to decode")
         cols = cnf.decode(model)
         if (cols == -2).any():
-            raise cli.CliError(f"{name}: row {int(np.argmax(cols == -2)) + 1} has two true cell variables")
+            raise CliError(f"{name}: row {int(np.argmax(cols == -2)) + 1} has two true cell variables")
         if (cols == -1).any():
-            raise cli.CliError(f"{name}: row {int(np.argmax(cols == -1)) + 1} has no true cell variable")
+            raise CliError(f"{name}: row {int(np.argmax(cols == -1)) + 1} has no true cell variable")
         return np.asarray(cols, dtype=np.int64)
     g = instance.geometry
     try:
         placed = parse_instance(text, box=(g.p, g.q))
     except ParseError as error:
-        raise cli.CliError(f"{name}: {error}") from None
+        raise CliError(f"{name}: {error}") from None
     if placed.n != n:
-        raise cli.CliError(f"{name}: the placement is {placed.n}x{placed.n} but the instance is {n}x{n}")
+        raise CliError(f"{name}: the placement is {placed.n}x{placed.n} but the instance is {n}x{n}")
     per_row = placed.mask.sum(axis=1)
     bad = np.flatnonzero(per_row != 1)
     if bad.size:
         row = int(bad[0])
-        raise cli.CliError(
+        raise CliError(
             f"{name}: row {row + 1} holds {int(per_row[row])} cells; a placement has one cell in each row"
         )
     return np.asarray(placed.mask.argmax(axis=1), dtype=np.int64)
@@ -320,24 +316,22 @@ def _v_lines(assignment: tuple[bool, ...] | list[bool]) -> str:
 
 
 def _decode(args: argparse.Namespace) -> int:
-    from .reduction.decode import ReductionDecodeError, assignment_from_placement
+    from ..reduction.decode import ReductionDecodeError, assignment_from_placement
 
     if args.formulas or args.random_vars is not None or args.clauses is not None or args.verify:
-        raise cli.CliError("--decode takes only META and PLACEMENT")
+        raise CliError("--decode takes only META and PLACEMENT")
     meta_path, placement_path = args.decode
     reduction = _load_reduction(meta_path)
-    text, name = cli._read_argument(placement_path, literal=False)
+    text, name = common.read_argument(placement_path, literal=False)
     name = name or placement_path
     cols = _placement_from_text(text, name, reduction.instance)
     problem = placement_problem(reduction.instance, cols)
     if problem is not None:
-        raise cli.CliError(f"{name}: not a valid placement inside S: {problem}")
+        raise CliError(f"{name}: not a valid placement inside S: {problem}")
     try:
         assignment = tuple(bool(v) for v in assignment_from_placement(reduction, cols))
     except ReductionDecodeError as error:
-        raise cli.CliError(
-            f"{name}: decoding failed: {error} (a bug in the reduction)", EXIT_UNKNOWN
-        ) from None
+        raise CliError(f"{name}: decoding failed: {error} (a bug in the reduction)", EXIT_UNKNOWN) from None
     encoded = reduction.formula
     falsified = encoded.unsatisfied_clauses(assignment)
     z = reduction.witness_variable
@@ -354,273 +348,39 @@ def _decode(args: argparse.Namespace) -> int:
     if falsified:
         obj["falsified_clauses"] = falsified
         if args.json:
-            cli._out(json_dumps(obj))
-        cli._error(
+            common.out(json_dumps(obj))
+        common.error(
             f"{name}: the decoded assignment falsifies clause {falsified[0]} of the encoded formula "
             "(a bug in the reduction)"
         )
         return EXIT_UNKNOWN
     if args.json:
-        cli._out(json_dumps(obj))
+        common.out(json_dumps(obj))
         return EXIT_OK
     if witness_true:
-        cli._out(
+        common.out(
             f"c {name}: a valid placement with the witness variable z = x{z} true: it satisfies the "
             "encoded formula (printed whole) but tells nothing about the input formula"
         )
-        cli._out("s UNKNOWN")
+        common.out("s UNKNOWN")
     else:
-        cli._out(
+        common.out(
             f"c {name}: a valid placement; its assignment satisfies all {encoded.num_clauses} clauses "
             f"of the encoded 3-SAT formula, so its first {len(shown)} values satisfy the input formula"
         )
-        cli._out("s SATISFIABLE")
-    cli._out(_v_lines(shown))
+        common.out("s SATISFIABLE")
+    common.out(_v_lines(shown))
     return EXIT_OK
 
 
 # ----------------------------------------------------------------------------------------- verify
 
 
-def _timed(
-    find: Callable[[NishioInstance, float | None], np.ndarray | None],
-    instance: NishioInstance,
-    time_limit: float | None,
-) -> tuple[np.ndarray | None, float, bool]:
-    """(placement or None, seconds, timed out) of a Nishio method's find_placement."""
-    start = time.perf_counter()
-    try:
-        cols = find(instance, time_limit)
-    except SolveTimeout:
-        return None, time.perf_counter() - start, True
-    return cols, time.perf_counter() - start, False
-
-
-def _decide_instance(
-    instance: NishioInstance, methods: list[str], time_limit: float | None, seconds: dict[str, float]
-) -> tuple[dict[str, bool | None], np.ndarray | None]:
-    """Each method's decision (None: unknown), and a placement one of them found (checked)."""
-    from .nishio.api import NishioDisagreement, make_method
-
-    answers: dict[str, bool | None] = {}
-    found = None
-    for name in methods:
-        method = make_method(name)
-        prepare = getattr(method, "prepare", None)
-        if prepare is not None:  # tables and compiled kernels are set-up, not decision time
-            prepare(instance.geometry)
-        cols, spent, timed_out = _timed(method.find_placement, instance, time_limit)
-        seconds[f"instance_{name}"] = spent
-        if timed_out:
-            answers[name] = None
-            continue
-        if cols is not None:
-            problem = placement_problem(instance, cols)
-            if problem is not None:
-                raise NishioDisagreement(f"{name} returned a placement that is not valid: {problem}")
-            found = found if found is not None else np.asarray(cols)
-        answers[name] = cols is not None
-    return answers, found
-
-
-def _through_witnesses(
-    reduction: Reduction, cells: list[tuple[int, int]], time_limit: float | None, seconds: dict[str, float]
-) -> tuple[dict[str, list[bool | None]], np.ndarray | None]:
-    """Per method (sat, cpsat), for each of the cells: does some placement inside S use it?
-
-    Also returns a checked placement through one of the cells when one was found.
-    """
-    from .nishio.api import NishioDisagreement, make_method
-
-    instance = reduction.instance
-    answers: dict[str, list[bool | None]] = {}
-    found = None
-    for name in ("sat", "cpsat"):
-        method = make_method(name)
-        column: list[bool | None] = []
-        start = time.perf_counter()
-        for r, c in cells:
-            # a placement through (r, c) is a placement of S with row r cut down to that one cell
-            mask = instance.mask.copy()
-            mask[r] = False
-            mask[r, c] = True
-            through = NishioInstance(instance.geometry, mask)
-            cols, _, timed_out = _timed(method.find_placement, through, time_limit)
-            if cols is not None:
-                problem = placement_problem(instance, cols)
-                if problem is not None or cols[r] != c:
-                    raise NishioDisagreement(
-                        f"{name} returned a bad placement through R{r + 1}C{c + 1}: {problem}"
-                    )
-                found = found if found is not None else np.asarray(cols)
-            column.append(None if timed_out else cols is not None)
-        seconds[f"witness_{name}"] = time.perf_counter() - start
-        answers[name] = column
-    return answers, found
-
-
-def _dag_closure_agrees(instance: NishioInstance, time_limit: float | None) -> bool | None:
-    """DAG closure == SAT closure (None when the SAT closure ran out of time)."""
-    from .nishio.api import solve_nishio
-
-    dag = solve_nishio(instance, "dag")
-    sat = solve_nishio(instance, "sat", time_limit=time_limit)
-    if sat.closure is None or dag.closure is None:
-        return None
-    return bool(np.array_equal(dag.closure, sat.closure))
-
-
-@dataclass
-class _Findings:
-    """What verification found wrong, and what it could not decide in time."""
-
-    problems: list[str]
-    unknown: list[str]
-
-    def compare(self, what: str, answers: dict[str, bool | None]) -> bool | None:
-        """The common answer of several deciders (None if unknown); a problem when two differ."""
-        known = {a for a in answers.values() if a is not None}
-        if len(known) > 1:
-            self.problems.append(f"{what}: the answers differ: {answers}")
-            return None
-        if None in answers.values():
-            self.unknown.append(f"{what} ({', '.join(k for k, a in answers.items() if a is None)})")
-        return known.pop() if known else None
-
-
-def verify_reduction(
-    formula: Formula,
-    *,
-    nonempty: bool = False,
-    fill: str = "full",
-    time_limit: float | None = None,
-    closure: bool = False,
-) -> dict[str, Any]:
-    """Build the reduction of a formula, decide both sides, decode both ways; a JSON-ready report.
-
-    ``agree`` is True when every answer is known and consistent: the formula's satisfiability
-    (pysat) equals the instance's (Nishio SAT, CP-SAT and, up to 25x25, DAG methods); a
-    placement found decodes to an assignment that satisfies the encoded 3-SAT formula and,
-    truncated, the input formula; the encoded formula's model maps to a valid placement inside S.
-    With ``nonempty`` (Theorem 6.2) the instance must always have a placement, every witness
-    cell must lie in some placement exactly when the formula is satisfiable, and a placement
-    through a witness cell must decode to a model of the input formula.  ``closure`` (n <= 25)
-    also compares the whole DAG closure with the SAT closure.
-    """
-    from .nishio.dag import MAX_DAG_SIDE
-    from .reduction.construction import reduce_formula
-    from .reduction.decode import ReductionDecodeError, assignment_from_placement, placement_from_assignment
-
-    seconds: dict[str, float] = {}
-    start = time.perf_counter()
-    reduction = reduce_formula(formula, nonempty=nonempty, fill=fill)
-    seconds["build"] = time.perf_counter() - start
-    instance = reduction.instance
-    encoded = reduction.formula
-    report: dict[str, Any] = {**_sizes(reduction, formula), "encoded_variables": encoded.num_vars}
-    findings = _Findings([], [])
-
-    start = time.perf_counter()
-    formula_sat, _ = solve_formula(formula, time_limit)
-    encoded_sat, encoded_model = solve_formula(encoded, time_limit)
-    seconds["formula"] = time.perf_counter() - start
-    report["formula_satisfiable"] = formula_sat
-    if nonempty and encoded_sat is False:
-        findings.problems.append("with --nonempty the encoded formula must be satisfiable (z true)")
-    elif not nonempty:
-        findings.compare("formula and its 3-SAT form", {"formula": formula_sat, "3-SAT form": encoded_sat})
-
-    methods = ["sat", "cpsat"] + (["dag"] if instance.n <= MAX_DAG_SIDE else [])
-    answers, cols = _decide_instance(instance, methods, time_limit, seconds)
-    report["instance_methods"] = answers
-    instance_sat = findings.compare("instance", answers)
-    report["instance_satisfiable"] = instance_sat
-    if nonempty and instance_sat is False:
-        findings.problems.append("with --nonempty the instance must have a placement, but it has none")
-    if not nonempty and None not in (instance_sat, formula_sat) and instance_sat != formula_sat:
-        findings.problems.append(
-            f"formula satisfiable: {formula_sat}, but instance satisfiable: {instance_sat}"
-        )
-
-    if encoded_model is not None:
-        start = time.perf_counter()
-        try:
-            problem = placement_problem(instance, placement_from_assignment(reduction, encoded_model))
-        except (ReductionDecodeError, ValueError) as error:
-            problem = str(error)
-        seconds["model_to_placement"] = time.perf_counter() - start
-        report["model_placement_valid"] = problem is None
-        if problem is not None:
-            findings.problems.append(f"the encoded formula's model maps to an invalid placement: {problem}")
-
-    def decoded_satisfies(placement: np.ndarray, what: str, original: bool) -> bool:
-        try:
-            values = tuple(bool(v) for v in assignment_from_placement(reduction, placement))
-        except (ReductionDecodeError, ValueError) as error:
-            findings.problems.append(f"{what} does not decode: {error}")
-            return False
-        ok = encoded.satisfied_by(values)
-        if original:  # the input formula's variables come first (Reduction.source_vars)
-            z = reduction.witness_variable
-            ok = ok and formula.satisfied_by(values[: formula.num_vars]) and (z is None or not values[z - 1])
-        if not ok:
-            findings.problems.append(f"{what} decodes to an assignment that falsifies the formula")
-        return ok
-
-    if cols is not None:
-        start = time.perf_counter()
-        report["decoded_assignment_satisfies"] = decoded_satisfies(cols, "a placement inside S", not nonempty)
-        seconds["decode"] = time.perf_counter() - start
-    if nonempty:
-        # The witness cells are z's false cells: a placement uses all of them or none, so the
-        # first and the last are decided (by both methods) and a placement through one must hold all.
-        witness_cells = list(reduction.witness_cells)
-        checked = list(dict.fromkeys([witness_cells[0], witness_cells[-1]]))
-        witness, through = _through_witnesses(reduction, checked, time_limit, seconds)
-        report["witness_cells"] = [[r + 1, c + 1] for r, c in witness_cells]
-        report["witness_checked"] = [[r + 1, c + 1] for r, c in checked]
-        report["witness_in_closure"] = witness
-        per_cell = {
-            f"{name} R{r + 1}C{c + 1}": answer
-            for name, column in witness.items()
-            for (r, c), answer in zip(checked, column, strict=True)
-        }
-        inside = findings.compare("witness cells in S'", per_cell)
-        if inside is not None and formula_sat is not None and inside != formula_sat:
-            findings.problems.append(f"witness cells in S': {inside}, but formula satisfiable: {formula_sat}")
-        if through is not None:
-            missed = [f"R{r + 1}C{c + 1}" for r, c in witness_cells if through[r] != c]
-            if missed:
-                findings.problems.append(
-                    f"a placement through a witness cell misses witness cells {missed[:5]}"
-                )
-            report["witness_assignment_satisfies"] = decoded_satisfies(
-                through, "a placement through a witness", True
-            )
-    if closure and instance.n <= MAX_DAG_SIDE:
-        start = time.perf_counter()
-        same = _dag_closure_agrees(instance, time_limit)
-        seconds["closure"] = time.perf_counter() - start
-        report["dag_closure_equals_sat_closure"] = same
-        if same is None:
-            findings.unknown.append("SAT closure")
-        elif not same:
-            findings.problems.append("the DAG closure differs from the SAT closure")
-
-    report["agree"] = not findings.problems and not findings.unknown
-    report["status"] = "disagree" if findings.problems else ("unknown" if findings.unknown else "agree")
-    if findings.problems:
-        report["problems"] = findings.problems
-    if findings.unknown:
-        report["unknown"] = findings.unknown
-    report["seconds"] = {key: round(value, 6) for key, value in seconds.items()}
-    return report
-
-
 def _verify_items(
     sources: list[_Source], args: argparse.Namespace
 ) -> Iterator[tuple[dict[str, object], int]]:
-    from .nishio.api import NishioDisagreement
+    from ..nishio.api import NishioDisagreement
+    from ..reduction.check import verify_reduction
 
     for source in sources:
         head: dict[str, Any] = {"formula": source.name}
@@ -691,22 +451,22 @@ def _human(report: dict[str, Any]) -> str:
 
 def _verify(args: argparse.Namespace) -> int:
     if args.out or args.meta or args.svg or args.write_formula:
-        raise cli.CliError("--verify writes no files; build the instance without --verify")
+        raise CliError("--verify writes no files; build the instance without --verify")
     sources = _sources(args)
     codes = []
     for report, code in _verify_items(sources, args):
         if args.json:
-            cli._out(json_dumps(report))
+            common.out(json_dumps(report))
         elif code == EXIT_BAD_INPUT:
-            cli._error(str(report["error"]))
+            common.error(str(report["error"]))
         else:
-            cli._out(_human(report))
+            common.out(_human(report))
         sys.stdout.flush()
         codes.append(code)
-    return cli.worst_exit(codes)
+    return common.worst_exit(codes)
 
 
-def run_reduce(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run the reduce subcommand; returns the exit code."""
     if args.decode is not None:
         return _decode(args)

@@ -1,7 +1,4 @@
-"""The ``sudoku-cp nishio`` subcommand: single-digit closures, counts and cross-checks.
-
-Part of the command line (``cli.py`` registers it); like ``cli.py`` it prints, library code does not.
-"""
+"""``sudoku-cp nishio``: single-digit closures, counts and cross-checks."""
 
 from __future__ import annotations
 
@@ -13,15 +10,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import cli
-from .cli import EXIT_BAD_INPUT, EXIT_NO_SOLUTION, EXIT_OK, EXIT_UNKNOWN
-from .formats import ParseError, json_dumps, parse_puzzles
-from .geometry import Geometry
-from .nishio.instance import NishioInstance, digit_instances, parse_instance
-from .progress import Progress
-from .verify import given_conflict
+from ..formats import ParseError, json_dumps, parse_puzzles
+from ..geometry import Geometry
+from ..nishio.instance import NishioInstance, digit_instances, parse_instance
+from ..verify import given_conflict
+from . import common
+from .common import EXIT_BAD_INPUT, EXIT_NO_SOLUTION, EXIT_OK, EXIT_UNKNOWN, CliError
 
-__all__ = ["NISHIO_HELP", "add_nishio_command", "encode_nishio"]
+__all__ = ["add_parser", "run"]
 
 
 NISHIO_HELP = """\
@@ -74,23 +70,27 @@ class _Job:
     error: str | None = None
 
 
-def add_nishio_command(commands: argparse._SubParsersAction, formatter: type[argparse.HelpFormatter]) -> None:
-    """Register ``nishio`` on the subcommand parser of ``sudoku-cp``."""
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Register ``nishio``."""
     parser = commands.add_parser(
         "nishio",
         help="single-digit deduction: closure S', eliminations, placement counts",
         description=NISHIO_HELP,
-        formatter_class=formatter,
+        formatter_class=common.Formatter,
     )
     parser.add_argument("instance", metavar="INSTANCE", nargs="?", help="an instance file or '-' (stdin)")
     source = parser.add_argument_group("puzzle states (instead of INSTANCE)")
     source.add_argument("--puzzle", metavar="PUZZLE", help="a puzzle string, a puzzle file or a batch file")
     source.add_argument(
-        "--digit", type=int, action="append", metavar="D", help="the digit (1-based; repeatable)"
+        "--digit",
+        type=common.integer(1),
+        action="append",
+        metavar="D",
+        help="the digit (1-based; repeatable)",
     )
     source.add_argument("--all-digits", action="store_true", help="every digit of every puzzle")
     parser.add_argument(
-        "--box", type=cli._box, metavar="PxQ", help="box shape, P rows by Q columns (e.g. 2x3)"
+        "--box", type=common.box, metavar="PxQ", help="box shape, P rows by Q columns (e.g. 2x3)"
     )
     parser.add_argument(
         "--method",
@@ -99,36 +99,41 @@ def add_nishio_command(commands: argparse._SubParsersAction, formatter: type[arg
         help="how to compute the closure (default: dag)",
     )
     parser.add_argument("--count", action="store_true", help="also count the placements inside S")
-    parser.add_argument("--count-limit", type=int, metavar="N", help="stop counting at N (solver methods)")
     parser.add_argument(
-        "--time-limit", type=float, metavar="SECONDS", help="time limit per method and instance"
+        "--count-limit", type=common.integer(1), metavar="N", help="stop counting at N (solver methods)"
+    )
+    parser.add_argument(
+        "--time-limit",
+        type=common.seconds,
+        metavar="SECONDS",
+        help="time limit per method and instance (default: none)",
     )
     parser.add_argument("--svg", metavar="FILE", help="draw S, S' and the eliminations (one instance only)")
     parser.add_argument("--json", action="store_true", help="JSON Lines, one object per instance")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal's stderr")
-    parser.set_defaults(run=run_nishio)
+    parser.set_defaults(run=run)
 
 
 def _jobs(args: argparse.Namespace) -> list[_Job]:
     if args.puzzle is None:
         if args.instance is None:
-            raise cli.CliError("give an INSTANCE file, or --puzzle with --digit or --all-digits")
+            raise CliError("give an INSTANCE file, or --puzzle with --digit or --all-digits")
         if args.digit or args.all_digits:
-            raise cli.CliError("--digit and --all-digits need --puzzle")
-        text, name = cli._read_argument(args.instance, literal=False)
+            raise CliError("--digit and --all-digits need --puzzle")
+        text, name = common.read_argument(args.instance, literal=False)
         try:
             return [_Job(parse_instance(text, box=args.box), name or args.instance)]
         except ParseError as error:
-            raise cli.CliError(f"{name}: {error}") from None
+            raise CliError(f"{name}: {error}") from None
     if args.instance is not None:
-        raise cli.CliError("give either INSTANCE or --puzzle, not both")
+        raise CliError("give either INSTANCE or --puzzle, not both")
     if not args.digit and not args.all_digits:
-        raise cli.CliError("--puzzle needs --digit D or --all-digits")
-    text, name = cli._read_argument(args.puzzle)
+        raise CliError("--puzzle needs --digit D or --all-digits")
+    text, name = common.read_argument(args.puzzle)
     try:
         items = parse_puzzles(text, box=args.box)
     except ParseError as error:
-        raise cli.CliError(f"{name or 'puzzle'}: {error}") from None
+        raise CliError(f"{name or 'puzzle'}: {error}") from None
     jobs: list[_Job] = []
     for item in items:
         where = f"puzzle {item.index + 1}" + (f" (line {item.line})" if name else "")
@@ -179,7 +184,7 @@ def _cells_text(instance: NishioInstance, mask: np.ndarray, most: int = 40) -> s
 
 def _answer(job: _Job, args: argparse.Namespace) -> Iterator[tuple[dict[str, object], str, int]]:
     """(JSON object, human text, exit code) for each method run on one job."""
-    from .nishio.api import NishioDisagreement, cross_check, solve_nishio
+    from ..nishio.api import NishioDisagreement, cross_check, solve_nishio
 
     head: dict[str, object] = {}
     if job.puzzle is not None:
@@ -248,7 +253,7 @@ def _answer(job: _Job, args: argparse.Namespace) -> Iterator[tuple[dict[str, obj
 
 def _batch_dag(jobs: list[_Job], args: argparse.Namespace) -> list[tuple[dict[str, object], str, int]] | None:
     """All closures (and counts) of a big job list in a few compiled calls; None when not applicable."""
-    from .nishio.dag import MAX_DAG_SIDE, DagNishio, build_dag, closure_batch, count_batch
+    from ..nishio.dag import MAX_DAG_SIDE, DagNishio, build_dag, closure_batch, count_batch
 
     if args.method != "dag" or args.svg or not args.json or len(jobs) < 32:
         return None
@@ -301,39 +306,38 @@ def _batch_dag(jobs: list[_Job], args: argparse.Namespace) -> list[tuple[dict[st
     return out
 
 
-def run_nishio(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run the nishio subcommand; returns the exit code."""
-    jobs = _jobs(args)  # a cli.CliError becomes one line and exit 2 in cli.main
+    jobs = _jobs(args)  # a CliError becomes one line and exit 2 in cli.main
     if args.svg and len(jobs) != 1:
-        raise cli.CliError(f"--svg draws one instance, but the input gives {len(jobs)}")
+        raise CliError(f"--svg draws one instance, but the input gives {len(jobs)}")
     codes = []
     batch = _batch_dag(jobs, args)
     if batch is not None:
         for obj, _, code in batch:
             sys.stdout.write(json_dumps(obj) + "\n")
             codes.append(code)
-        return cli.worst_exit(codes)
-    with Progress(len(jobs), label="nishio", enabled=False if args.no_progress else None) as bar:
+        return common.worst_exit(codes)
+    with common.progress(len(jobs), "nishio", enabled=False if args.no_progress else None) as bar:
         for job in jobs:
             for obj, text, code in _answer(job, args):
-                if bar.enabled:
-                    bar.clear()
                 if args.json:
                     if obj:
-                        sys.stdout.write(json_dumps(obj) + "\n")
+                        common.print_line(bar, json_dumps(obj))
                 elif code == EXIT_BAD_INPUT:
-                    sys.stderr.write(f"sudoku-cp: error: {text}\n")
-                else:
-                    sys.stdout.write(text + "\n\n" if text else "")
+                    common.error(text)
+                elif text:
+                    common.print_line(bar, text + "\n")
                 codes.append(code)
                 if args.svg and job.instance is not None and obj.get("closure") is not None:
                     _write_svg(args.svg, job, obj)
-            bar.update()
-    return cli.worst_exit(codes)
+            if bar is not None:
+                bar.update()
+    return common.worst_exit(codes)
 
 
 def _write_svg(path: str, job: _Job, obj: dict[str, object]) -> None:
-    from .nishio.svg import closure_svg
+    from ..nishio.svg import closure_svg
 
     assert job.instance is not None
     n = job.instance.n
@@ -343,34 +347,3 @@ def _write_svg(path: str, job: _Job, obj: dict[str, object]) -> None:
     title = f"{job.label}: S' by {obj['method']}"
     with open(path, "w", encoding="utf-8") as handle:
         handle.write(closure_svg(job.instance, closure, title=title))
-
-
-def encode_nishio(args: argparse.Namespace) -> str:
-    """Write the model of a Nishio instance (``encode --nishio``); returns what was written."""
-    text, name = cli._read_argument(args.puzzle, literal=False)
-    try:
-        instance = parse_instance(text, box=args.box)
-    except ParseError as error:
-        raise cli.CliError(f"{name or args.puzzle}: {error}") from None
-    if args.to == "cnf":
-        from .cnf.nishio import encode_nishio_cnf, nishio_dimacs_text
-
-        cnf = encode_nishio_cnf(instance, args.amo or "pairwise")
-        cli._write_text(args.out, nishio_dimacs_text(cnf))
-        return (
-            f"Nishio DIMACS CNF, {cnf.n_vars} variables ({cnf.n_cell_vars} cells of S), "
-            f"{cnf.n_clauses} clauses (exactly-one: {cnf.encoding})"
-        )
-    if args.to == "xc":
-        from .nishio.exact_cover import build_nishio_exact_cover, export_nishio_dlx
-
-        model = build_nishio_exact_cover(instance)
-        cli._write_text(args.out, export_nishio_dlx(model))
-        return f"Nishio exact cover (DLX format), {model.n_items} items, {model.n_options} options"
-    from .nishio.cpsat import build_nishio_cpsat, export_nishio_cpsat
-
-    kind = "bool" if args.model == "bool" else "int"
-    cp = build_nishio_cpsat(instance, kind)
-    cli._write_text(args.out, export_nishio_cpsat(cp))
-    sizes = cp.sizes()
-    return f"Nishio CP-SAT model ({kind}), {sizes['variables']} variables, {sizes['constraints']} constraints"

@@ -1,17 +1,11 @@
-"""The ``sudoku-cp verify`` subcommand: any solver's answers checked against SAT ground truth.
-
-Part of the command line (``cli.py`` registers it); like ``cli.py`` it prints, the library
-(``sudoku_cp.audit``) does not.
-"""
+"""``sudoku-cp verify``: any solver's answers checked against SAT ground truth (``sudoku_cp.audit``)."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Iterable, Sequence
 
-from . import cli
-from .audit import (
+from ..audit import (
     AnswerFileSolver,
     AuditError,
     BackendSolver,
@@ -24,24 +18,22 @@ from .audit import (
     audit,
     read_answer_lines,
 )
-from .backends.base import BackendError
-from .backends.registry import make_backend
-from .formats import PuzzleItem, json_dumps
-from .progress import Progress
+from ..backends.base import BackendError
+from ..backends.registry import make_backend
+from ..formats import PuzzleItem, json_dumps
+from . import common
+from .common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN, EXIT_WRONG, CliError
 
-__all__ = ["EXIT_WRONG", "VERIFY_HELP", "add_verify_command", "run_verify"]
+__all__ = ["add_parser", "run"]
 
-EXIT_WRONG = 4
-# Most severe first: a wrong answer outweighs everything, then bad input, then runs without answers.
 _VERDICT_EXIT = {
     Verdict.WRONG: EXIT_WRONG,
-    Verdict.INVALID: cli.EXIT_BAD_INPUT,
-    Verdict.TIMEOUT: cli.EXIT_UNKNOWN,
-    Verdict.CRASH: cli.EXIT_UNKNOWN,
-    Verdict.UNKNOWN: cli.EXIT_UNKNOWN,
-    Verdict.CORRECT: cli.EXIT_OK,
+    Verdict.INVALID: EXIT_BAD_INPUT,
+    Verdict.TIMEOUT: EXIT_UNKNOWN,
+    Verdict.CRASH: EXIT_UNKNOWN,
+    Verdict.UNKNOWN: EXIT_UNKNOWN,
+    Verdict.CORRECT: EXIT_OK,
 }
-_EXIT_ORDER = (EXIT_WRONG, cli.EXIT_BAD_INPUT, cli.EXIT_UNKNOWN, cli.EXIT_OK)
 _COLUMNS = ("runs", "solved", "success", "median s", "mean s", "max s", "timeouts", "crashes", "unknown")
 _LISTED_WRONG = 20  # wrong runs named per solver under the table (all of them are in --json)
 
@@ -108,13 +100,13 @@ exit codes:
   The most severe code wins, in the order 4 > 2 > 3 > 0."""
 
 
-def add_verify_command(commands: argparse._SubParsersAction, formatter: type[argparse.HelpFormatter]) -> None:
-    """Register ``verify`` on the subcommand parser of ``sudoku-cp``."""
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Register ``verify``."""
     parser = commands.add_parser(
         "verify",
         help="check a solver's answers (backend, program or file) against SAT ground truth",
         description=VERIFY_HELP,
-        formatter_class=formatter,
+        formatter_class=common.Formatter,
     )
     parser.add_argument("puzzle", metavar="CORPUS", help="a puzzle file, '-' for stdin, or the puzzle itself")
     solvers = parser.add_argument_group("solvers (at least one; each option repeatable)")
@@ -127,21 +119,21 @@ def add_verify_command(commands: argparse._SubParsersAction, formatter: type[arg
     )
     runs = parser.add_argument_group("runs")
     runs.add_argument(
-        "--runs", type=cli._count(1), default=1, metavar="N", help="runs per puzzle (default: 1)"
+        "--runs", type=common.integer(1), default=1, metavar="N", help="runs per puzzle (default: 1)"
     )
-    runs.add_argument("--seed", type=cli._count(0), default=0, metavar="S", help="base seed (default: 0)")
+    runs.add_argument("--seed", type=common.integer(0), default=0, metavar="S", help="base seed (default: 0)")
     runs.add_argument(
         "--timeout",
         "--time-limit",
         dest="timeout",
-        type=cli._positive_float,
+        type=common.seconds,
         metavar="SECONDS",
         help="time limit per run (default: none)",
     )
     runs.add_argument(
         "--unique", action="store_true", help="ask backends to decide uniqueness too (search limit 2)"
     )
-    runs.add_argument("--workers", type=cli._count(1), default=1, metavar="N", help="CP-SAT workers")
+    runs.add_argument("--workers", type=common.integer(1), default=1, metavar="N", help="CP-SAT workers")
     runs.add_argument(
         "--in-process", action="store_true", help="run backends in this process, not in a worker each"
     )
@@ -151,38 +143,38 @@ def add_verify_command(commands: argparse._SubParsersAction, formatter: type[arg
         metavar="NAME",
         help="the complete backend that decides claims (default: pysat; e.g. cpsat to audit pysat)",
     )
-    cli._input_options(parser)
+    common.add_input_options(parser)
     parser.add_argument("--json", action="store_true", help="JSON Lines: one object per run, then a summary")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal's stderr")
-    parser.set_defaults(run=run_verify)
+    parser.set_defaults(run=run)
 
 
 def _solvers(args: argparse.Namespace, items: Sequence[PuzzleItem]) -> list[Solver]:
     """The solvers the options name, in order: backends, programs, answer files."""
     if not (args.backend or args.solver_cmd or args.answers):
-        raise cli.CliError("name a solver: --backend NAME, --solver-cmd CMD or --answers FILE")
+        raise CliError("name a solver: --backend NAME, --solver-cmd CMD or --answers FILE")
     solvers: list[Solver] = []
     for spec in args.backend:
         try:
             solvers.append(BackendSolver(spec, isolate=not args.in_process, workers=args.workers))
         except BackendError as error:
-            raise cli.CliError(str(error)) from None
+            raise CliError(str(error)) from None
     for command in args.solver_cmd:
         try:
             solvers.append(ProgramSolver(command))
         except AuditError as error:
-            raise cli.CliError(str(error)) from None
+            raise CliError(str(error)) from None
     for path in args.answers:
-        text, name = cli._read_argument(path, literal=False)
+        text, name = common.read_argument(path, literal=False)
         try:
             lines = read_answer_lines(text, len(items))
         except AuditError as error:
-            raise cli.CliError(f"{name}: {error}") from None
+            raise CliError(f"{name}: {error}") from None
         solvers.append(AnswerFileSolver(f"answers:{name}", lines))
     names = [solver.name for solver in solvers]
     repeated = next((name for name in names if names.count(name) > 1), None)
     if repeated is not None:
-        raise cli.CliError(f"solver {repeated!r} is named twice")
+        raise CliError(f"solver {repeated!r} is named twice")
     return solvers
 
 
@@ -190,7 +182,7 @@ def _run_line(result: RunResult, runs: int) -> str:
     """The line for a run that is not correct (the run number only where runs repeat)."""
     where = f"#{result.index + 1} line {result.line}"
     if result.verdict is Verdict.INVALID:
-        return f"{result.solver}: {where}: invalid puzzle: {cli._short_error(result.detail, result.line)}"
+        return f"{result.solver}: {where}: invalid puzzle: {common.short_error(result.detail, result.line)}"
     where += f" run {result.run + 1}" if runs > 1 else ""
     return (
         f"{result.solver}: {where}: {result.verdict.value} (claimed {result.claimed.value}): {result.detail}"
@@ -241,20 +233,21 @@ def _plural(count: int, noun: str) -> str:
 
 
 def _exit_code(tallies: Iterable[SolverTally]) -> int:
-    codes = {_VERDICT_EXIT[verdict] for t in tallies for verdict, count in t.verdicts.items() if count}
-    return min(codes, key=_EXIT_ORDER.index, default=cli.EXIT_OK)
+    return common.worst_exit(
+        _VERDICT_EXIT[verdict] for t in tallies for verdict, count in t.verdicts.items() if count
+    )
 
 
-def run_verify(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp verify``; return the exit code."""
     if args.puzzle == "-" and "-" in args.answers:
-        raise cli.CliError("the corpus and --answers cannot both be standard input")
-    items, _ = cli._load(args)
+        raise CliError("the corpus and --answers cannot both be standard input")
+    items, _ = common.load_puzzles(args)
     solvers = _solvers(args, items)
     try:
         make_backend(args.truth)
     except BackendError as error:
-        raise cli.CliError(f"--truth: {error}") from None
+        raise CliError(f"--truth: {error}") from None
     truth = GroundTruth(args.truth)
     total = sum(
         args.runs if solver.repeatable and item.grid is not None else 1
@@ -272,16 +265,14 @@ def run_verify(args: argparse.Namespace) -> int:
         unique=args.unique,
         truth=truth,
     )
-    stdout_tty = sys.stdout.isatty()
-    with Progress(total, label="verifying", enabled=False if args.no_progress else None) as bar:
+    with common.progress(total, "verifying", enabled=False if args.no_progress else None) as bar:
         for result in results:
             tallies[result.solver].add(result)
             if args.json or result.verdict is not Verdict.CORRECT:
-                if bar.enabled and stdout_tty:
-                    bar.clear()
                 runs = args.runs if result.solver in repeatable else 1
-                cli._out(json_dumps(result.to_json()) if args.json else _run_line(result, runs))
-            bar.update()
+                common.print_line(bar, json_dumps(result.to_json()) if args.json else _run_line(result, runs))
+            if bar is not None:
+                bar.update()
     code = _exit_code(tallies.values())
     if args.json:
         summary: dict[str, object] = {
@@ -297,14 +288,14 @@ def run_verify(args: argparse.Namespace) -> int:
             },
             "exit_code": code,
         }
-        cli._out(json_dumps({"summary": summary}))
+        common.out(json_dumps({"summary": summary}))
         return code
     for line in _table(list(tallies.values()), args.runs, repeatable):
-        cli._out(line)
+        common.out(line)
     wrong = sum(t.verdicts[Verdict.WRONG] for t in tallies.values())
     runs = sum(t.runs for t in tallies.values())
     verdict = _plural(wrong, "wrong answer") if wrong else "no wrong answer"
-    cli._out(
+    common.out(
         f"verify: {_plural(len(items), 'puzzle')}, {_plural(runs, 'run')}, {verdict}; "
         f"ground truth: {_plural(truth.calls, 'SAT call')} ({truth.backend}, {truth.seconds:.3f} s)"
     )

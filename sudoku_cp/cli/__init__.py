@@ -1,0 +1,113 @@
+"""The ``sudoku-cp`` command line: parse, call one library function, print.
+
+``main`` builds the parser from the subcommand modules (``solve``, ``count``, ``encode``,
+``decode``, ``nishio``, ``reduce``, ``verify``), each of which imports only ``common`` and the
+library, and turns errors into one line and an exit code: ``CliError`` with its own code,
+``SudokuCpError`` and ``OSError`` (bad input) with 2, Ctrl-C with 130.  Anything else is a bug
+and keeps its traceback.  Solvers, OR-tools and numba are imported inside the subcommands, so
+``sudoku-cp --help`` starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from ..errors import SudokuCpError
+from ..formats import SYMBOLS
+from . import common, count, decode, encode, example, nishio, reduce, solve, verify
+from .common import EXIT_BAD_INPUT, EXIT_CODES_HELP, CliError, worst_exit
+
+__all__ = ["build_parser", "main", "worst_exit"]
+
+from ..backends.base import BackendError as _LegacyErrors  # TEMPORARY until every error is a SudokuCpError
+
+PUZZLES_HELP = f"""\
+puzzles:
+  A PUZZLE argument is a file, '-' for standard input, or the puzzle itself as one
+  word of grid symbols.  Symbols: 1-9, then A-Z for 10-35 and a-z for 36-61 ({len(SYMBOLS)} at
+  most); '.' or '0' is a blank.  Larger grids use the ints form.
+  Forms, detected unless --format names one:
+    line   one puzzle, n*n symbols on one line (the 81-character form)
+    lines  a batch: one puzzle per line; blank lines and '#' comments skipped
+    grid   one puzzle over several lines; '|', '+', '-', '=' and spaces ignored
+    ints   n*n whitespace-separated integers, 0 or '.' blank (any size)
+    acs    instance files of Lloyd & Amos' ant-colony solver (order, 1, cells, -1 blank)
+  Boxes are square by default; other shapes need --box PxQ (P rows by Q columns),
+  e.g. --box 2x3 for 6x6 grids.  Cells are named 1-based as users read them: R9C5."""
+
+_COMMANDS = (solve, count, encode, decode, nishio, reduce, verify)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``sudoku-cp`` and its subcommands."""
+    from .. import __version__
+
+    parser = argparse.ArgumentParser(
+        prog=common.PROG,
+        formatter_class=common.Formatter,
+        description=(
+            "Sudoku puzzles of any box shape (4x4, 6x6, 9x9, 16x16, 25x25, ...) as CNF, exact-cover and\n"
+            "CP-SAT models, solved by real solvers; every answer is checked before it is printed.\n"
+            "Without arguments: solve a hard example.  'sudoku-cp COMMAND --help' explains a command."
+        ),
+        epilog="\n\n".join([PUZZLES_HELP, common.BACKENDS_HELP, EXIT_CODES_HELP]),
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    for module in _COMMANDS:
+        module.add_parser(commands)
+    return parser
+
+
+def _os_message(problem: OSError) -> str:
+    if problem.filename is not None:
+        return f"{problem.filename}: {problem.strerror or problem}"
+    return str(problem.strerror or problem)
+
+
+def _quiet_broken_pipe() -> None:
+    """After a closed pipe (e.g. '| head'), keep Python from complaining when it flushes stdout at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``sudoku-cp`` with ``argv`` (default: the process arguments) and return the exit code."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if not arguments:
+            return example.run()
+        parser = build_parser()
+        try:
+            args = parser.parse_args(arguments)
+        except SystemExit as stop:  # --help, --version and usage errors
+            return stop.code if isinstance(stop.code, int) else EXIT_BAD_INPUT
+        if args.command is None:
+            parser.print_usage(sys.stderr)
+            names = ", ".join(module.__name__.rpartition(".")[2] for module in _COMMANDS)
+            common.error(f"choose a command: {names}")
+            return EXIT_BAD_INPUT
+        code: int = args.run(args)
+        sys.stdout.flush()
+        return code
+    except CliError as problem:
+        common.error(problem.message)
+        return problem.code
+    except (SudokuCpError, ValueError, _LegacyErrors) as problem:
+        common.error(str(problem))
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:  # the reader went away: nothing to report
+        _quiet_broken_pipe()
+        return 128 + 13  # as a shell reports SIGPIPE
+    except OSError as problem:
+        common.error(_os_message(problem))
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        common.error("interrupted")
+        return 130

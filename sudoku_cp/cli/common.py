@@ -1,0 +1,428 @@
+"""What every subcommand of ``sudoku-cp`` shares: exit codes, errors, input, converters, output.
+
+Subcommand modules import this module and the library, never each other.  Library errors
+(``SudokuCpError`` and ``OSError``) become one line on standard error and exit 2 in ``main``;
+``CliError`` carries its own exit code.  Nothing here solves or models anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, TextIO
+
+from ..errors import SudokuCpError
+from ..formats import (
+    SYMBOLS,
+    GridFormat,
+    ParseError,
+    PuzzleItem,
+    format_line,
+    format_pretty,
+    parse_puzzles,
+    read_text,
+)
+from ..geometry import parse_box
+from ..grid import Grid
+from ..outcome import Status
+from ..verify import given_conflict
+
+if TYPE_CHECKING:
+    from tqdm import tqdm
+
+    from ..api import BackendOptions, PuzzleResult
+
+__all__ = [
+    "BACKENDS_HELP",
+    "add_encoding_options",
+    "add_output_option",
+    "backend_options",
+    "grid_output",
+    "status_text",
+    "EXIT_BAD_INPUT",
+    "EXIT_CODES_HELP",
+    "EXIT_NO_SOLUTION",
+    "EXIT_OK",
+    "EXIT_UNKNOWN",
+    "EXIT_WRONG",
+    "PROG",
+    "STATUS_EXIT",
+    "CliError",
+    "Formatter",
+    "add_backend_arguments",
+    "add_input_options",
+    "box",
+    "error",
+    "grid_format",
+    "integer",
+    "item_grid",
+    "load_puzzles",
+    "one_puzzle",
+    "out",
+    "print_line",
+    "progress",
+    "read_argument",
+    "seconds",
+    "short_error",
+    "where",
+    "worst_exit",
+    "write_text",
+]
+
+PROG = "sudoku-cp"
+
+EXIT_OK = 0
+EXIT_NO_SOLUTION = 1
+EXIT_BAD_INPUT = 2
+EXIT_UNKNOWN = 3
+EXIT_WRONG = 4
+#: Least to most severe: a batch, or a verify run, exits with the most severe code of its items.
+SEVERITY = (EXIT_OK, EXIT_NO_SOLUTION, EXIT_UNKNOWN, EXIT_BAD_INPUT, EXIT_WRONG)
+STATUS_EXIT = {
+    Status.SOLVED: EXIT_OK,
+    Status.UNSAT: EXIT_NO_SOLUTION,
+    Status.MULTIPLE: EXIT_NO_SOLUTION,
+    Status.UNKNOWN: EXIT_UNKNOWN,
+    Status.INVALID: EXIT_BAD_INPUT,
+}
+
+EXIT_CODES_HELP = """\
+exit codes:
+  0  every puzzle solved (or counted, encoded, decoded)
+  1  some puzzle has no solution, or more than one under --unique
+     (count: the puzzle has no solution)
+  2  usage error or bad input: unreadable file, invalid puzzle, malformed solver output
+  3  unknown: a time limit was reached or a solver program failed
+     (nishio --method all: two methods disagree)
+  4  verify: some solver's answer is wrong (see 'sudoku-cp verify --help')
+  130 interrupted (Ctrl-C); what was written so far stays intact
+  A batch exits with the most severe code over its puzzles, in the order 4 > 2 > 3 > 1 > 0."""
+
+BACKENDS_HELP = """\
+backends (--backend):
+  pysat            python-sat (default for solve): singles propagation over the whole batch,
+                   then Minicard on each open puzzle's compact exactly-one model; with
+                   --encoding, and for count, CaDiCaL 1.9.5 on that CNF
+  pysat:<solver>   any python-sat solver, e.g. pysat:glucose4, pysat:minisat22, pysat:cadical195
+  cpsat            OR-tools CP-SAT on the Boolean model (--workers, --seed)
+  cpsat:alldiff    CP-SAT with one integer per cell and AllDifferent per unit
+  dlx              native Algorithm X on the exact-cover model (default for count)
+  backtrack        native propagation + minimum-remaining-values backtracking (complete)
+  acs              ant colony system with best value evaporation (Lloyd & Amos; incomplete:
+                   finds one solution or says unknown; --seed; 10 s unless --time-limit);
+                   acs:<key=value,...> sets ants, q0, rho, bve (0: off), xi, tau0,
+                   rule (paper: greedy when q < q0, default; code: as the authors' program),
+                   iterations (a cap), e.g. --backend acs:bve=0,rule=code
+  hill             hill climbing (Jones, Roach & Perkins): box permutations, steepest ascent,
+                   greedy start, random restarts on plateaus (incomplete: finds one solution
+                   or says unknown; --seed); hill:<key=value,...> sets w1, w2, plateau_size,
+                   stall_limit, post_swap, shuffle_digits (0: ascending greedy order),
+                   max_restarts, max_iterations (none: no cap; without --time-limit
+                   restarts stop at 100000 unless set), e.g. hill:shuffle_digits=0
+  --solver-cmd CMD any DIMACS SAT program, e.g. "cadical -q", "kissat -q", "minisat";
+                   {cnf} and {out} in CMD stand for the CNF file and a result file"""
+
+_PUZZLE_CHARS = frozenset(".0" + SYMBOLS)
+_SMALLEST_LOWERCASE_GRID = 36 * 36  # 'a' stands for 36: shorter text with lowercase is no puzzle
+
+
+class CliError(SudokuCpError):
+    """A problem to report in one line, with the exit code it gives."""
+
+    def __init__(self, message: str, code: int = EXIT_BAD_INPUT) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+def worst_exit(codes: Iterable[int]) -> int:
+    """The most severe exit code, in the order 4 > 2 > 3 > 1 > 0."""
+    return max(codes, key=SEVERITY.index, default=EXIT_OK)
+
+
+class Formatter(argparse.RawDescriptionHelpFormatter):
+    """Help laid out as written (examples stay on their lines), a little wider than argparse's default."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=30, width=100)
+
+
+# ------------------------------------------------------------------------------------ converters
+# Every numeric option goes through these, so a bad value is refused the same way everywhere.
+
+
+def integer(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number in [minimum, maximum]."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{value} is less than {minimum}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{value} is more than {maximum}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def seconds(text: str) -> float | None:
+    """An argparse type: a positive number of seconds; 'inf' (or 'none') means no limit (None)."""
+    if text.strip().lower() in ("inf", "infinity", "none"):
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if math.isnan(value) or not value > 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a positive number of seconds")
+    return None if math.isinf(value) else value
+
+
+def box(text: str) -> tuple[int, int]:
+    """An argparse type: a box shape PxQ."""
+    try:
+        return parse_box(text)
+    except SudokuCpError as problem:
+        raise argparse.ArgumentTypeError(str(problem)) from None
+
+
+def grid_format(text: str) -> GridFormat:
+    """An argparse type: a puzzle text form."""
+    try:
+        return GridFormat(text)
+    except ValueError:
+        choices = ", ".join(form.value for form in GridFormat)
+        raise argparse.ArgumentTypeError(f"unknown format {text!r} (choose from {choices})") from None
+
+
+# ----------------------------------------------------------------------------------------- input
+
+
+def _is_literal_puzzle(text: str) -> bool:
+    """True for a word of grid symbols that can be a puzzle (so not 'puzzles.txt')."""
+    if not text or not set(text) <= _PUZZLE_CHARS:
+        return False
+    return not (any(char.islower() for char in text) and len(text) < _SMALLEST_LOWERCASE_GRID)
+
+
+def read_argument(argument: str, *, literal: bool = True) -> tuple[str, str | None]:
+    """(text, name for messages) of a file, '-' (stdin) or, with ``literal``, a puzzle string (no name)."""
+    if argument == "-":
+        return sys.stdin.read(), "<stdin>"
+    if os.path.exists(argument):
+        return read_text(argument), argument
+    if literal and _is_literal_puzzle(argument):
+        return argument, None
+    raise CliError(f"no such file: {argument}")
+
+
+def where(name: str | None, message: object) -> str:
+    """A message prefixed with the input's name, when it has one."""
+    return f"{name}: {message}" if name else str(message)
+
+
+def load_puzzles(args: argparse.Namespace) -> tuple[list[PuzzleItem], str | None]:
+    """The puzzle items of the PUZZLE argument, and its name for messages."""
+    text, name = read_argument(args.puzzle)
+    try:
+        return parse_puzzles(text, box=args.box, fmt=args.format), name
+    except ParseError as problem:
+        raise CliError(where(name, problem)) from None
+
+
+def item_grid(item: PuzzleItem, name: str | None, literal: str) -> Grid:
+    """The grid of an item; an error naming the input when it was unreadable."""
+    if item.grid is not None:
+        return item.grid
+    message = where(name, item.error or "unreadable puzzle")
+    if name is None and len(literal) < 16:
+        message += f" (no file {literal!r} exists, so it was read as a puzzle)"
+    raise CliError(message)
+
+
+def one_puzzle(args: argparse.Namespace, command: str) -> tuple[Grid, str | None]:
+    """The single puzzle a command works on; an error for a batch or an invalid puzzle."""
+    items, name = load_puzzles(args)
+    if len(items) != 1:
+        raise CliError(f"{name or 'the input'} holds {len(items)} puzzles; {command} takes one")
+    grid = item_grid(items[0], name, args.puzzle)
+    conflict = given_conflict(grid)
+    if conflict is not None:
+        raise CliError(where(name, f"invalid puzzle: {conflict}"))
+    return grid, name
+
+
+def add_input_options(parser: argparse.ArgumentParser) -> None:
+    """--box and --format."""
+    group = parser.add_argument_group("input")
+    group.add_argument("--box", type=box, metavar="PxQ", help="box shape, P rows by Q columns (e.g. 2x3)")
+    group.add_argument(
+        "--format",
+        type=grid_format,
+        metavar="{" + ",".join(form.value for form in GridFormat) + "}",
+        help="input form (default: detected; see 'sudoku-cp --help')",
+    )
+
+
+def add_backend_arguments(parser: argparse.ArgumentParser, default: str) -> None:
+    """--backend, --solver-cmd, --time-limit, --workers, --seed."""
+    group = parser.add_argument_group("backend")
+    group.add_argument(
+        "--backend", metavar="NAME", help=f"solver backend, see 'sudoku-cp --help' (default: {default})"
+    )
+    group.add_argument(
+        "--solver-cmd",
+        metavar="CMD",
+        help='a DIMACS SAT solver program, e.g. "cadical -q" (replaces --backend)',
+    )
+    group.add_argument(
+        "--time-limit",
+        type=seconds,
+        metavar="SECONDS",
+        help="time limit per puzzle (default: none; 'inf': none)",
+    )
+    group.add_argument(
+        "--workers", type=integer(1), default=1, metavar="N", help="CP-SAT search workers (default: 1)"
+    )
+    group.add_argument(
+        "--seed",
+        type=integer(0),
+        default=0,
+        help="random seed of CP-SAT and the stochastic backends (default: 0)",
+    )
+
+
+def add_encoding_options(parser: argparse.ArgumentParser, default: str | None) -> None:
+    """--encoding and --amo (CNF constraint families and the at-most-one encoding)."""
+    from ..cnf.sudoku import AmoEncoding, CnfEncoding
+
+    encodings = [encoding.value for encoding in CnfEncoding]
+    amos = [amo.value for amo in AmoEncoding]
+    note = f"(default: {default})" if default else "(default: the backend's, optimized for pysat)"
+    group = parser.add_argument_group("CNF encoding")
+    group.add_argument(
+        "--encoding", choices=encodings, default=default, help=f"CNF constraint families {note}"
+    )
+    group.add_argument(
+        "--amo",
+        choices=amos,
+        default="pairwise" if default else None,
+        metavar="AMO",
+        help=f"at-most-one encoding: {', '.join(amos)} (default: pairwise)",
+    )
+
+
+def add_output_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """--output pretty|line|json."""
+    parser.add_argument(
+        "--output",
+        choices=("pretty", "line", "json"),
+        default="pretty",
+        help=f"how to show {what}: boxed grid, one line, or a JSON object (default: pretty)",
+    )
+
+
+def backend_options(args: argparse.Namespace, default: str = "pysat") -> BackendOptions:
+    """The backend the options name."""
+    from ..api import BackendOptions
+
+    return BackendOptions(
+        backend=args.backend or default,
+        encoding=args.encoding,
+        amo=args.amo,
+        workers=args.workers,
+        seed=args.seed,
+        solver_cmd=args.solver_cmd,
+    )
+
+
+def grid_output(grid: Grid, style: str) -> str:
+    """A grid as one line or boxed."""
+    return format_line(grid) if style == "line" else format_pretty(grid)
+
+
+def status_text(result: PuzzleResult, unique: bool) -> str:
+    """'solved', 'solved, unique', 'unsat: no solution', ... for one result."""
+    status = result.status
+    if status is Status.SOLVED:
+        return "solved, unique" if unique else "solved"
+    if status is Status.UNSAT:
+        return "unsat: no solution"
+    if status is Status.MULTIPLE:
+        return "multiple: more than one solution (one of them shown)"
+    return f"{status.value}: {result.error or 'no answer'}"
+
+
+# ---------------------------------------------------------------------------------------- output
+
+
+def out(line: str = "") -> None:
+    """One line on standard output."""
+    sys.stdout.write(line + "\n")
+
+
+def error(message: str) -> None:
+    """One error line on standard error."""
+    sys.stderr.write(f"{PROG}: error: {message}\n")
+
+
+def write_text(path: str | None, text: str) -> None:
+    """Text to a file, or to standard output when no path is given."""
+    if path is None:
+        sys.stdout.write(text)
+        return
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
+
+
+def short_error(message: str | None, line: int | None) -> str:
+    """An item's error without the 'line N' the batch line already names."""
+    text = message or ""
+    for prefix in (f"line {line}, ", f"line {line}: "):
+        if line is not None and text.startswith(prefix):
+            return text[len(prefix) :]
+    return text
+
+
+@contextmanager
+def progress(
+    total: int, label: str, *, enabled: bool | None = None, stream: TextIO | None = None, delay: float = 0.5
+) -> Iterator[Any]:
+    """A tqdm bar for a batch on ``stream`` (standard error), or None when there is nothing to draw on.
+
+    ``enabled=None`` draws only on a terminal, and only once the batch has run ``delay`` seconds
+    (fast batches show no bar); the bar is erased at the end.  Print lines meanwhile with
+    ``print_line`` so the bar never garbles them on a shared terminal.
+    """
+    stream = stream if stream is not None else sys.stderr
+    if enabled is None:
+        isatty = getattr(stream, "isatty", None)
+        enabled = bool(isatty and isatty())
+    if not enabled:
+        yield None
+        return
+    from tqdm import tqdm
+
+    bar: tqdm[Any] = tqdm(
+        total=total, desc=label, file=stream, delay=delay, mininterval=0.1, leave=False, dynamic_ncols=True
+    )
+    try:
+        yield bar
+    finally:
+        bar.close()
+
+
+def print_line(bar: Any, line: str) -> None:
+    """A line on standard output that does not collide with a progress bar on the same terminal."""
+    if bar is not None and sys.stdout.isatty():
+        bar.write(line, file=sys.stdout)
+    else:
+        out(line)

@@ -1,0 +1,118 @@
+"""``sudoku-cp decode``: a SAT solver's answer for a puzzle's CNF, back to a checked grid."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from ..formats import format_line, json_dumps
+from . import common
+from .common import EXIT_NO_SOLUTION, EXIT_OK, EXIT_UNKNOWN, CliError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["add_parser", "run"]
+
+DECODE_HELP = """\
+Read a SAT solver's answer for the CNF of a puzzle (as written by 'encode --to cnf' with the
+same --encoding), turn the model back into a grid, check it against the puzzle and print it.
+Auxiliary variables of an at-most-one encoding are ignored; with --amo, every literal must be
+a variable of that CNF.  OUTPUT is a file or '-': SAT competition output ('s SATISFIABLE' and 'v' lines),
+a minisat result file ('SAT' then the literals ending in 0) or a bare list of literals.
+An UNSAT answer prints 'unsat' (exit 1), an unknown one 'unknown' (exit 3).
+
+examples:
+  sudoku-cp encode --to cnf puzzle.txt -o puzzle.cnf
+  cadical -q puzzle.cnf > solver-output.txt
+  sudoku-cp decode puzzle.txt solver-output.txt"""
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Register ``decode``."""
+    from ..cnf.sudoku import CnfEncoding
+
+    parser = commands.add_parser(
+        "decode",
+        help="turn a SAT solver's answer back into a checked grid",
+        description=DECODE_HELP,
+        epilog=common.EXIT_CODES_HELP,
+        formatter_class=common.Formatter,
+    )
+    parser.add_argument("puzzle", metavar="PUZZLE", help="the puzzle the CNF was made from")
+    parser.add_argument("solver_output", metavar="OUTPUT", help="the solver's answer: a file or '-'")
+    common.add_input_options(parser)
+    common.add_encoding_options(parser, CnfEncoding.EXTENDED.value)
+    parser.set_defaults(amo=None)  # see DECODE_HELP: without --amo, auxiliary variables are ignored
+    common.add_output_option(parser, "the solution")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``sudoku-cp decode``; return the exit code."""
+    from ..backends.program import SolverProgramError
+    from ..cnf.sudoku import AmoEncoding, encode_cnf
+    from ..cnf.varmap import DecodeError
+    from ..verify import VerificationError, check_solution
+
+    if args.puzzle == "-" and args.solver_output == "-":
+        raise CliError("only one of PUZZLE and OUTPUT can be '-' (standard input)")
+    puzzle, _ = common.one_puzzle(args, "decode")
+    text, name = common.read_argument(args.solver_output, literal=False)
+    cnf = encode_cnf(puzzle, args.encoding, args.amo or AmoEncoding.PAIRWISE)
+    # The grid variables do not depend on --amo: without it, auxiliary variables are accepted and ignored.
+    try:
+        satisfiable, model = _solver_model(text, cnf.n_vars if args.amo else None)
+    except SolverProgramError as problem:
+        mismatch = "out of range" in str(problem)
+        hint = " (was the CNF written with another --encoding or --amo?)" if mismatch else ""
+        raise CliError(common.where(name, f"{problem}{hint}")) from None
+    except CliError as problem:
+        raise CliError(common.where(name, problem.message)) from None
+    if satisfiable is None or model is None:
+        verdict, code = ("unknown", EXIT_UNKNOWN) if satisfiable is None else ("unsat", EXIT_NO_SOLUTION)
+        common.out(json_dumps({"status": verdict}) if args.output == "json" else verdict)
+        return code
+    try:
+        values = cnf.varmap.decode(model)
+        solution = check_solution(puzzle, puzzle.with_values(values))
+    except (DecodeError, VerificationError) as problem:
+        hint = " (was the CNF written with another --encoding?)"
+        raise CliError(
+            common.where(name, f"the model is not a solution of the puzzle: {problem}{hint}")
+        ) from None
+    if args.output == "json":
+        common.out(
+            json_dumps(
+                {"status": "solved", "solution": format_line(solution), "rows": solution.values.tolist()}
+            )
+        )
+    else:
+        common.out(common.grid_output(solution, args.output))
+        common.out(f"solved (decoded with the {cnf.encoding.value} encoding, checked against the puzzle)")
+    return EXIT_OK
+
+
+def _solver_model(text: str, n_vars: int | None) -> tuple[bool | None, np.ndarray | None]:
+    """(satisfiable, literals) from SAT competition output, a minisat result file or a bare literal list."""
+    from ..backends.program import parse_solver_output
+
+    lines = [(number, raw.strip()) for number, raw in enumerate(text.splitlines(), start=1)]
+    content = [(number, line) for number, line in lines if line and line.split()[0] != "c"]
+    if not content:
+        raise CliError("empty solver output: no 's' line, result or literals")
+    if any(line.split()[0] in ("s", "v") for _, line in content):
+        return parse_solver_output(text, n_vars=n_vars)
+    first_number, first = content[0]
+    if first.isalpha():
+        return parse_solver_output("", text, n_vars=n_vars)
+    if not first.split()[0].lstrip("+-").isdigit():
+        raise CliError(
+            f"line {first_number}: unrecognized solver output {first[:40]!r}: expected SAT competition "
+            "'s'/'v' lines, a minisat result file (SAT, then literals ending in 0) or a list of literals"
+        )
+    # A bare literal list: read it as the 'v' lines of a satisfiable answer, keeping line numbers.
+    as_values = [f"v {line}" if line and line.split()[0] != "c" else "" for _, line in lines]
+    ends = content[-1][1].split()[-1] == "0"
+    as_values += ["s SATISFIABLE"] + ([] if ends else ["v 0"])
+    return parse_solver_output("\n".join(as_values), n_vars=n_vars)

@@ -1,0 +1,126 @@
+"""``sudoku-cp encode``: the model of a puzzle (or a Nishio instance) for another solver."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..formats import ParseError
+from . import common
+
+__all__ = ["add_parser", "run"]
+
+ENCODE_HELP = """\
+Write the model of one puzzle for another solver:
+  cnf    DIMACS CNF; 'c' comments give the geometry, the encoding, the variable rule
+         x(R,C,D) = (R-1)*n*n + (C-1)*n + D (or the map of the optimized encoding) and the
+         size of each constraint family
+  xc     exact cover in Knuth's DLX format (items line, then one option per line)
+  cpsat  a CP-SAT model as protobuf text (--model bool or alldiff)
+
+examples:
+  sudoku-cp encode --to cnf --encoding extended --amo seqcounter puzzle.txt -o puzzle.cnf
+  sudoku-cp encode --to xc puzzle.txt -o puzzle.dlx
+  sudoku-cp encode --to cpsat --model alldiff puzzle.txt -o puzzle.pb.txt
+  sudoku-cp encode --nishio --to cnf instance.txt -o instance.cnf   # a single-digit subproblem"""
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Register ``encode``."""
+    from ..cnf.sudoku import CnfEncoding
+
+    parser = commands.add_parser(
+        "encode",
+        help="write a puzzle as CNF, exact cover or CP-SAT model",
+        description=ENCODE_HELP,
+        epilog=common.EXIT_CODES_HELP,
+        formatter_class=common.Formatter,
+    )
+    parser.add_argument("puzzle", metavar="PUZZLE", help="a puzzle file, '-' for stdin, or the puzzle itself")
+    common.add_input_options(parser)
+    parser.add_argument(
+        "--to", choices=("cnf", "xc", "cpsat"), default="cnf", help="model kind (default: cnf)"
+    )
+    common.add_encoding_options(parser, CnfEncoding.EXTENDED.value)
+    parser.add_argument(
+        "--model",
+        choices=("bool", "alldiff"),
+        default="bool",
+        help="CP-SAT model for --to cpsat (default: bool)",
+    )
+    parser.add_argument(
+        "--nishio",
+        action="store_true",
+        help="PUZZLE is a Nishio instance (see 'sudoku-cp nishio --help'): write its single-digit model; "
+        "--amo picks the exactly-one encoding, --model alldiff the integer model (one column per row)",
+    )
+    parser.add_argument("-o", "--out", metavar="FILE", help="write to FILE (default: standard output)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``sudoku-cp encode``; return the exit code."""
+    what = _encode_nishio(args) if args.nishio else _encode_puzzle(args)
+    if args.out:
+        common.out(f"wrote {args.out}: {what}")
+    return common.EXIT_OK
+
+
+def _encode_puzzle(args: argparse.Namespace) -> str:
+    puzzle, _ = common.one_puzzle(args, "encode")
+    if args.to == "cnf":
+        from ..backends.program import write_dimacs
+        from ..cnf.sudoku import encode_cnf
+
+        cnf = encode_cnf(puzzle, args.encoding, args.amo)
+        blocks = [block for family in cnf.families for block in family.blocks]
+        write_dimacs(args.out or sys.stdout, blocks, cnf.n_vars, cnf.comments())
+        return (
+            f"DIMACS CNF, {cnf.n_vars} variables, {cnf.n_clauses} clauses "
+            f"({cnf.encoding.value}, {cnf.amo.value})"
+        )
+    if args.to == "xc":
+        from ..exact_cover import build_exact_cover, export_dlx
+
+        model = build_exact_cover(puzzle)
+        common.write_text(args.out, export_dlx(model))
+        return f"exact cover (DLX format), {model.n_items} items, {model.n_options} options"
+    from ..cpsat import build_cpsat_model, export_cpsat_model
+
+    cp = build_cpsat_model(puzzle, args.model)
+    common.write_text(args.out, export_cpsat_model(cp))
+    sizes = cp.sizes()
+    return f"CP-SAT model ({args.model}), {sizes['variables']} variables, {sizes['constraints']} constraints"
+
+
+def _encode_nishio(args: argparse.Namespace) -> str:
+    """Write the model of a Nishio instance; returns what was written."""
+    from ..nishio.instance import parse_instance
+
+    text, name = common.read_argument(args.puzzle, literal=False)
+    try:
+        instance = parse_instance(text, box=args.box)
+    except ParseError as problem:
+        raise common.CliError(f"{name or args.puzzle}: {problem}") from None
+    if args.to == "cnf":
+        from ..cnf.nishio import encode_nishio_cnf, nishio_dimacs_text
+
+        cnf = encode_nishio_cnf(instance, args.amo or "pairwise")
+        common.write_text(args.out, nishio_dimacs_text(cnf))
+        return (
+            f"Nishio DIMACS CNF, {cnf.n_vars} variables ({cnf.n_cell_vars} cells of S), "
+            f"{cnf.n_clauses} clauses (exactly-one: {cnf.encoding})"
+        )
+    if args.to == "xc":
+        from ..nishio.exact_cover import build_nishio_exact_cover, export_nishio_dlx
+
+        model = build_nishio_exact_cover(instance)
+        common.write_text(args.out, export_nishio_dlx(model))
+        return f"Nishio exact cover (DLX format), {model.n_items} items, {model.n_options} options"
+    from ..nishio.cpsat import build_nishio_cpsat, export_nishio_cpsat
+
+    kind = "bool" if args.model == "bool" else "int"
+    cp = build_nishio_cpsat(instance, kind)
+    common.write_text(args.out, export_nishio_cpsat(cp))
+    sizes = cp.sizes()
+    return f"Nishio CP-SAT model ({kind}), {sizes['variables']} variables, {sizes['constraints']} constraints"

@@ -1,0 +1,153 @@
+"""``sudoku-cp solve``: one puzzle or a batch, every answer checked before it is printed."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections import Counter
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from ..formats import format_line, json_dumps
+from ..outcome import Status
+from . import common
+from .common import STATUS_EXIT, CliError
+
+if TYPE_CHECKING:
+    from ..api import PuzzleResult
+
+__all__ = ["add_parser", "run"]
+
+SOLVE_HELP = """\
+Solve one puzzle or a batch.  One puzzle: the solution as a boxed grid and a status line.
+A batch (a file with one puzzle per line): one line per puzzle,
+  #<number> line <line>: <status> <solution or error>
+then a summary (counts per status, seconds, ms per puzzle, puzzles per second).  Every input
+line gives exactly one output line; bad lines are reported as 'invalid' and the batch goes on.
+Statuses: solved, unsat (no solution), multiple (not unique, with --unique), unknown (time
+limit reached or solver program failed), invalid (unreadable puzzle or equal givens in a unit).
+
+With --json: JSON Lines, one object per puzzle with index (0-based position among the
+puzzles), line (1-based line number), status, solution (one-line form), error, seconds and
+solver stats; then a last line {"summary": {...}}.
+
+examples:
+  sudoku-cp solve "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+  sudoku-cp solve --backend cpsat --unique puzzles.txt
+  sudoku-cp solve --backend pysat:glucose4 --jobs 2 --json big16x16.txt
+  sudoku-cp solve --solver-cmd "cadical -q" puzzle.txt
+  cat puzzles.txt | sudoku-cp solve -"""
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Register ``solve``."""
+    parser = commands.add_parser(
+        "solve",
+        help="solve one puzzle or a batch (one per line)",
+        description=SOLVE_HELP,
+        epilog=common.EXIT_CODES_HELP,
+        formatter_class=common.Formatter,
+    )
+    parser.add_argument("puzzle", metavar="PUZZLE", help="a puzzle file, '-' for stdin, or the puzzle itself")
+    common.add_input_options(parser)
+    common.add_backend_arguments(parser, "pysat")
+    common.add_encoding_options(parser, None)
+    parser.add_argument("--unique", action="store_true", help="also decide whether the solution is unique")
+    parser.add_argument(
+        "--jobs",
+        type=common.integer(0),
+        default=1,
+        metavar="N",
+        help="worker processes for a batch (0: one per CPU)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="JSON Lines: one object per puzzle, then a summary"
+    )
+    common.add_output_option(parser, "a single puzzle's answer")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal's stderr")
+    parser.set_defaults(run=run)
+
+
+def _batch_line(result: PuzzleResult) -> str:
+    """'#<index+1> line <line>: <status> <solution or error>'."""
+    detail = (
+        format_line(result.solution)
+        if result.solution is not None
+        else common.short_error(result.error, result.line)
+    )
+    if result.status is Status.UNSAT:
+        detail = "no solution"
+    line = f" line {result.line}" if result.line is not None else ""
+    return f"#{result.index + 1}{line}: {result.status.value} {detail}".rstrip()
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``sudoku-cp solve``; return the exit code."""
+    from ..api import solve_items
+
+    items, name = common.load_puzzles(args)
+    options = common.backend_options(args)
+    backend_name = options.name
+    results = solve_items(
+        items, options, unique=args.unique, time_limit=args.time_limit, jobs=args.jobs or os.cpu_count() or 1
+    )
+    if len(items) == 1 and not args.json:
+        common.item_grid(items[0], name, args.puzzle)  # an unreadable puzzle is an error, not a status
+        result = next(iter(results))
+        if result.status is Status.INVALID:
+            raise CliError(common.where(name, f"invalid puzzle: {result.error}"))
+        return _show_single(result, backend_name, args)
+    return _show_batch(results, len(items), backend_name, args)
+
+
+def _show_single(result: PuzzleResult, backend_name: str, args: argparse.Namespace) -> int:
+    if args.output == "json":
+        obj = result.to_json()
+        obj["backend"] = backend_name
+        if result.solution is not None:
+            obj["rows"] = result.solution.values.tolist()
+        common.out(json_dumps(obj))
+    else:
+        if result.solution is not None:
+            common.out(common.grid_output(result.solution, args.output))
+        common.out(f"{common.status_text(result, args.unique)} ({backend_name}, {result.seconds:.3f} s)")
+    return STATUS_EXIT[result.status]
+
+
+def _show_batch(
+    results: Iterable[PuzzleResult], total: int, backend_name: str, args: argparse.Namespace
+) -> int:
+    counts: Counter[Status] = Counter()
+    start = time.perf_counter()
+    with common.progress(total, "solving", enabled=False if args.no_progress else None) as bar:
+        for result in results:
+            counts[result.status] += 1
+            common.print_line(bar, json_dumps(result.to_json()) if args.json else _batch_line(result))
+            if bar is not None:
+                bar.update()
+    seconds = time.perf_counter() - start
+    code = common.worst_exit(STATUS_EXIT[status] for status in counts)
+    done = sum(counts.values())
+    ms = 1000 * seconds / done if done else 0.0
+    rate = done / seconds if seconds > 0 else 0.0
+    if args.json:
+        summary: dict[str, object] = {"puzzles": done}
+        summary.update({status.value: counts[status] for status in Status})
+        summary.update(
+            {
+                "backend": backend_name,
+                "seconds": round(seconds, 6),
+                "ms_per_puzzle": round(ms, 3),
+                "puzzles_per_second": round(rate, 1),
+                "exit_code": code,
+            }
+        )
+        common.out(json_dumps({"summary": summary}))
+    else:
+        tally = ", ".join(f"{counts[status]} {status.value}" for status in Status if counts[status])
+        common.out(
+            f"summary: {done} puzzles: {tally}; {backend_name}, {seconds:.3f} s, "
+            f"{ms:.2f} ms/puzzle, {rate:,.1f} puzzles/s"
+        )
+    return code

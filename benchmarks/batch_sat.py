@@ -102,10 +102,10 @@ def batch(solver: str, **options: bool) -> Callable[[Sequence[Grid], int, int], 
     def run(grids: Sequence[Grid], limit: int, chunk: int) -> Run:
         start = time.perf_counter()
         engine = BatchPysat(solver, **options)
-        answers = [a for part in _chunks(grids, chunk) for a in engine.search_batch(part, limit)]
+        answers = [a for part in _chunks(grids, chunk) for a in engine.search_many(part, limit)]
         wall = time.perf_counter() - start
-        solved = sum(a.found is not None and a.found.count == 1 for a in answers)
-        return Run(wall, [a.seconds for a in answers], engine.stats["conflicts"], solved)
+        solved = sum(a.count == 1 for a in answers)
+        return Run(wall, [a.seconds or 0.0 for a in answers], engine.stats["conflicts"], solved)
 
     return run
 

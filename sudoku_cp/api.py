@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import multiprocessing
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import partial
+from typing import TYPE_CHECKING
 
-from .backends.base import Backend, BackendError, SearchResult, Status
-from .backends.registry import make_backend
+from .backends.base import Backend, BackendError, BatchBackend, SearchResult
+from .backends.registry import backend_name, make_backend
 from .formats import PuzzleItem, format_line
 from .grid import Grid
+from .outcome import REASON_CAP, REASON_INCOMPLETE, REASON_TIME_LIMIT, Status
 from .verify import given_conflict
+
+if TYPE_CHECKING:
+    from .cnf.sudoku import AmoEncoding, CnfEncoding
 
 __all__ = ["BackendOptions", "CountResult", "PuzzleResult", "count_solutions", "solve", "solve_items"]
 
@@ -22,8 +26,8 @@ class BackendOptions:
     """Which backend to use and how: a name (see ``backends.registry``) and its options."""
 
     backend: str = "pysat"
-    encoding: str | None = None
-    amo: str | None = None
+    encoding: CnfEncoding | str | None = None
+    amo: AmoEncoding | str | None = None
     workers: int = 1
     seed: int = 0
     solver_cmd: str | None = None
@@ -40,26 +44,9 @@ class BackendOptions:
         )
 
     @property
-    def batch_solver(self) -> str | None:
-        """The python-sat solver that solves batches all at once (``BatchPysat``), or None.
-
-        Plain ``pysat`` batches use Minicard on each puzzle's compact exactly-one model, the
-        fastest configuration measured in ``benchmarks/batch_sat.py``; ``pysat:<name>`` names the
-        solver.  With ``--encoding`` (or any other backend) puzzles are solved one by one.
-        """
-        if self.solver_cmd is not None or self.encoding is not None:
-            return None
-        if self.backend != "pysat" and not self.backend.startswith("pysat:"):
-            return None
-        from .backends.pysat_backend import BATCH_SOLVER
-
-        return self.backend.partition(":")[2] or BATCH_SOLVER
-
-    @property
     def name(self) -> str:
-        """The name of what solves a batch, e.g. 'pysat:minicard' or 'cpsat'."""
-        solver = self.batch_solver
-        return f"pysat:{solver}" if solver is not None else self.make().name
+        """The name of what solves a batch, e.g. 'pysat:minicard' or 'cpsat' (no backend is made)."""
+        return backend_name(self.backend, encoding=self.encoding, solver_cmd=self.solver_cmd, batch=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,12 +78,21 @@ class PuzzleResult:
 
 @dataclass(frozen=True, slots=True)
 class CountResult:
-    """A solution count: exact when the search finished below the limit."""
+    """A solution count: exact when the search finished below the limit.
+
+    ``reason`` is None when the count is exact or stopped at the limit; otherwise why the
+    search stopped first (``outcome.REASON_TIME_LIMIT``, ...), as in ``SearchResult``.
+    """
 
     count: int
     exact: bool
-    timed_out: bool
+    reason: str | None
     seconds: float
+
+    @property
+    def timed_out(self) -> bool:
+        """True when the time limit stopped the count."""
+        return self.reason is not None and self.reason.startswith(REASON_TIME_LIMIT)
 
 
 def _status(found: SearchResult, unique: bool) -> Status:
@@ -109,17 +105,14 @@ def _status(found: SearchResult, unique: bool) -> Status:
     return Status.SOLVED
 
 
-def _finish(
-    puzzle: Grid, index: int, line: int | None, unique: bool, start: float, run: Callable[[], SearchResult]
-) -> PuzzleResult:
-    conflict = given_conflict(puzzle)
-    if conflict is not None:
-        return PuzzleResult(index, Status.INVALID, None, time.perf_counter() - start, conflict, line)
-    try:
-        found = run()
-    except BackendError as error:
-        return PuzzleResult(index, Status.UNKNOWN, None, time.perf_counter() - start, str(error), line)
-    return _result(puzzle, index, line, unique, time.perf_counter() - start, found)
+def _unknown_message(found: SearchResult) -> str:
+    """Why an answer is unknown, in words, from the result's reason."""
+    reason = found.reason
+    if reason is None:  # transitional: a backend that does not give its reason yet
+        reason = REASON_INCOMPLETE if found.count else REASON_CAP
+    if found.timed_out and found.count:
+        reason += " before uniqueness was decided"
+    return reason
 
 
 def _result(
@@ -127,15 +120,23 @@ def _result(
 ) -> PuzzleResult:
     status = _status(found, unique)
     solution = puzzle.with_values(found.solutions[0]) if found.count else None
-    message: str | None = None
-    if status is Status.UNKNOWN:
-        if found.timed_out:
-            message = "time limit reached" + (" before uniqueness was decided" if found.count else "")
-        elif found.count:
-            message = "this backend's search is incomplete: it cannot decide uniqueness"
-        else:
-            message = "the search gave up at its iteration or restart cap"
+    message = _unknown_message(found) if status is Status.UNKNOWN else None
     return PuzzleResult(index, status, solution, seconds, message, line, found.stats)
+
+
+def _one(
+    puzzle: Grid, index: int, line: int | None, unique: bool, backend: Backend, time_limit: float | None
+) -> PuzzleResult:
+    """One puzzle with ``backend.search``: invalid givens first, a failing backend is unknown."""
+    start = time.perf_counter()
+    conflict = given_conflict(puzzle)
+    if conflict is not None:
+        return PuzzleResult(index, Status.INVALID, None, time.perf_counter() - start, conflict, line)
+    try:
+        found = backend.search(puzzle, 2 if unique else 1, time_limit)
+    except BackendError as error:
+        return PuzzleResult(index, Status.UNKNOWN, None, time.perf_counter() - start, str(error), line)
+    return _result(puzzle, index, line, unique, time.perf_counter() - start, found)
 
 
 def solve(
@@ -146,10 +147,8 @@ def solve(
     time_limit: float | None = None,
 ) -> PuzzleResult:
     """Solve one puzzle; with ``unique`` also decide whether the solution is the only one."""
-    start = time.perf_counter()
     engine = make_backend(backend) if isinstance(backend, str) else backend
-    limit = 2 if unique else 1
-    return _finish(puzzle, 0, None, unique, start, lambda: engine.search(puzzle, limit, time_limit))
+    return _one(puzzle, 0, None, unique, engine, time_limit)
 
 
 def count_solutions(
@@ -159,63 +158,57 @@ def count_solutions(
     start = time.perf_counter()
     engine = make_backend(backend) if isinstance(backend, str) else backend
     if given_conflict(puzzle) is not None:
-        return CountResult(0, True, False, time.perf_counter() - start)
+        return CountResult(0, True, None, time.perf_counter() - start)
     found = engine.search(puzzle, limit, time_limit, keep=False)
-    return CountResult(found.count, found.complete, found.timed_out, time.perf_counter() - start)
+    reason = None if found.complete else found.reason
+    return CountResult(found.count, found.complete, reason, time.perf_counter() - start)
 
 
 def _solve_chunk(
-    items: Sequence[PuzzleItem], options: BackendOptions, unique: bool, time_limit: float | None
+    items: Sequence[PuzzleItem], backend: Backend, unique: bool, time_limit: float | None
 ) -> list[PuzzleResult]:
-    """Solve a chunk in this process: all at once with python-sat, else puzzle by puzzle."""
-    solver = options.batch_solver
-    if solver is not None:
-        return _solve_batch_chunk(items, solver, unique, time_limit)
-    results: list[PuzzleResult] = []
-    engine = options.make()
-    for item in items:
-        start = time.perf_counter()
-        if item.grid is None:
-            results.append(PuzzleResult(item.index, Status.INVALID, None, 0.0, item.error, item.line))
-            continue
-        search = partial(engine.search, item.grid, 2 if unique else 1, time_limit)
-        results.append(_finish(item.grid, item.index, item.line, unique, start, search))
-    return results
-
-
-def _solve_batch_chunk(
-    items: Sequence[PuzzleItem], solver: str, unique: bool, time_limit: float | None
-) -> list[PuzzleResult]:
-    """Solve a chunk with ``BatchPysat``: singles propagation over the whole chunk at once, then one
-    fresh solver per open puzzle on its compact exactly-one model, and one vectorized check."""
-    from .backends.pysat_backend import BatchPysat
-
-    engine = BatchPysat(solver)
+    """Solve a chunk in this process: all at once when the backend can, else puzzle by puzzle."""
+    if not isinstance(backend, BatchBackend):
+        return [
+            _invalid(item)
+            if item.grid is None
+            else _one(item.grid, item.index, item.line, unique, backend, time_limit)
+            for item in items
+        ]
     grids = [item.grid for item in items if item.grid is not None]
-    answers = iter(engine.search_batch(grids, 2 if unique else 1, time_limit))
+    answers = iter(backend.search_many(grids, 2 if unique else 1, time_limit))
     results: list[PuzzleResult] = []
     for item in items:
         if item.grid is None:
-            results.append(PuzzleResult(item.index, Status.INVALID, None, 0.0, item.error, item.line))
+            results.append(_invalid(item))
             continue
-        answer = next(answers)
-        conflict = given_conflict(item.grid) if answer.contradiction else None
+        found = next(answers)
+        seconds = found.seconds or 0.0
+        # Clashing givens make a puzzle unsatisfiable: only then is there a conflict to look for.
+        conflict = given_conflict(item.grid) if found.complete and not found.count else None
         if conflict is not None:
-            results.append(
-                PuzzleResult(item.index, Status.INVALID, None, answer.seconds, conflict, item.line)
-            )
-        elif answer.found is None:
-            error = str(answer.error or "no result")
-            results.append(PuzzleResult(item.index, Status.UNKNOWN, None, answer.seconds, error, item.line))
+            results.append(PuzzleResult(item.index, Status.INVALID, None, seconds, conflict, item.line))
         else:
-            results.append(_result(item.grid, item.index, item.line, unique, answer.seconds, answer.found))
+            results.append(_result(item.grid, item.index, item.line, unique, seconds, found))
     return results
 
 
-def _chunk_worker(
-    args: tuple[Sequence[PuzzleItem], BackendOptions, bool, float | None],
-) -> list[PuzzleResult]:
-    return _solve_chunk(*args)
+def _invalid(item: PuzzleItem) -> PuzzleResult:
+    return PuzzleResult(item.index, Status.INVALID, None, 0.0, item.error, item.line)
+
+
+_worker_backend: Backend | None = None  # the backend of a worker process, made once when it starts
+
+
+def _start_worker(options: BackendOptions) -> None:
+    global _worker_backend
+    _worker_backend = options.make()
+
+
+def _chunk_worker(args: tuple[Sequence[PuzzleItem], bool, float | None]) -> list[PuzzleResult]:
+    if _worker_backend is None:
+        raise RuntimeError("a worker process started without its backend")
+    return _solve_chunk(args[0], _worker_backend, args[1], args[2])
 
 
 def solve_items(
@@ -227,17 +220,32 @@ def solve_items(
     jobs: int = 1,
     chunk: int = 64,
 ) -> Iterator[PuzzleResult]:
-    """Solve a batch in order, one result per item (a bad item gives an 'invalid' result)."""
+    """Solve a batch in order, one result per item (a bad item gives an 'invalid' result).
+
+    The backend is made once, here, so a bad backend name fails before any work; with ``jobs``
+    above 1 each worker process makes its own once, from ``options``.
+    """
     options = options or BackendOptions()
-    options.make()  # fail early on a bad backend name, before any work
+    backend = options.make()
     chunks = [items[i : i + chunk] for i in range(0, len(items), chunk)]
+    return _solve_chunks(chunks, backend, options, unique, time_limit, jobs)
+
+
+def _solve_chunks(
+    chunks: list[Sequence[PuzzleItem]],
+    backend: Backend,
+    options: BackendOptions,
+    unique: bool,
+    time_limit: float | None,
+    jobs: int,
+) -> Iterator[PuzzleResult]:
     if jobs <= 1 or len(chunks) <= 1:
         for part in chunks:
-            yield from _solve_chunk(part, options, unique, time_limit)
+            yield from _solve_chunk(part, backend, unique, time_limit)
         return
     context = multiprocessing.get_context(
         "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     )
-    with context.Pool(jobs) as pool:
-        for results in pool.imap(_chunk_worker, [(part, options, unique, time_limit) for part in chunks]):
+    with context.Pool(jobs, initializer=_start_worker, initargs=(options,)) as pool:
+        for results in pool.imap(_chunk_worker, [(part, unique, time_limit) for part in chunks]):
             yield from results

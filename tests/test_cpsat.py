@@ -101,6 +101,7 @@ def test_empty_4x4_grid_has_288_solutions(kind: CpsatModelKind) -> None:
     assert result.complete and not result.timed_out
 
 
+@pytest.mark.slow  # seconds per model; the default run counts 39,168 solutions with dlx
 @pytest.mark.parametrize("kind", KINDS)
 def test_6x6_grid_with_first_row_fixed_has_39168_solutions(kind: CpsatModelKind) -> None:
     values = np.zeros((6, 6), dtype=np.int16)

@@ -4,23 +4,36 @@ Every backend answers one question: find up to ``limit`` solutions of a puzzle w
 limit.  Solving is ``limit=1``, deciding uniqueness is ``limit=2``, counting is a large limit.
 Each solution a backend returns has been decoded to a grid and passed the independent checker
 (``sudoku_cp.verify``); a backend that produces a wrong grid raises ``BackendError``.
+
+A backend may also solve many puzzles in one call (``BatchBackend.search_many``): one
+``SearchResult`` per puzzle, in order, where a failure on one puzzle is that puzzle's answer
+(not complete, with the failure as its ``reason``) instead of an exception that loses the rest.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from ..errors import SudokuCpError
 from ..grid import Grid
-from ..outcome import Status
+from ..outcome import REASON_TIME_LIMIT, Status
 from ..verify import valid_solutions_mask
 
-__all__ = ["Backend", "BackendError", "SearchResult", "Status", "checked_solutions"]
+__all__ = [
+    "Backend",
+    "BackendError",
+    "BatchBackend",
+    "SearchResult",
+    "Status",
+    "checked_solutions",
+]
 
 
-class BackendError(RuntimeError):
+class BackendError(SudokuCpError, RuntimeError):
     """A backend failed: a missing or crashing solver program, or an answer that is not a solution."""
 
 
@@ -28,9 +41,15 @@ class BackendError(RuntimeError):
 class SearchResult:
     """Up to ``limit`` verified solutions, and whether the search covered the whole space.
 
-    ``complete`` is True when the search space was exhausted, so ``count`` is exact;
-    ``timed_out`` is True when the time limit stopped the search first (then the count is only
-    a lower bound, and zero solutions means *unknown*, never *no solution*).
+    ``complete`` is True when the search space was exhausted, so ``count`` is exact.
+    ``reason`` is None when the search decided what it was asked (it was exhaustive, or it found
+    ``limit`` solutions); otherwise it says why it stopped first: ``outcome.REASON_TIME_LIMIT``,
+    ``outcome.REASON_CAP``, ``outcome.REASON_INCOMPLETE`` or a solver failure in words.  Then the
+    count is only a lower bound, and zero solutions means *unknown*, never *no solution*.
+    ``seconds``: the time spent on this puzzle, when the backend measured it itself (batches).
+
+    ``timed_out`` (transitional): True exactly when ``reason`` is the time limit; it is still
+    accepted by the constructor and kept in step with ``reason``.
     """
 
     solutions: np.ndarray
@@ -38,10 +57,16 @@ class SearchResult:
     timed_out: bool = False
     count: int = -1
     stats: dict[str, float | int] = field(default_factory=dict)
+    reason: str | None = None
+    seconds: float | None = None
 
     def __post_init__(self) -> None:
         if self.count < 0:
             object.__setattr__(self, "count", int(self.solutions.shape[0]))
+        if self.timed_out and self.reason is None:
+            object.__setattr__(self, "reason", REASON_TIME_LIMIT)
+        timed_out = self.reason is not None and self.reason.startswith(REASON_TIME_LIMIT)
+        object.__setattr__(self, "timed_out", timed_out)
 
 
 class Backend(Protocol):
@@ -53,6 +78,29 @@ class Backend(Protocol):
         self, puzzle: Grid, limit: int = 1, time_limit: float | None = None, keep: bool = True
     ) -> SearchResult:
         """Find up to ``limit`` solutions of ``puzzle``; with ``keep=False`` only count them."""
+        ...
+
+
+@runtime_checkable
+class BatchBackend(Backend, Protocol):
+    """A backend that also solves a whole batch in one call, faster than puzzle by puzzle.
+
+    ``batch_name`` names what solves the batches, when that differs from ``name`` (what solves
+    one puzzle given to ``search``): plain ``pysat`` batches run Minicard, single puzzles CaDiCaL.
+    """
+
+    name: str
+    batch_name: str
+
+    def search_many(
+        self, puzzles: Sequence[Grid], limit: int = 1, time_limit: float | None = None
+    ) -> list[SearchResult]:
+        """One result per puzzle, in order; ``time_limit`` applies to each puzzle.
+
+        A puzzle whose givens clash is unsatisfiable (complete, no solution); a failure on one
+        puzzle is its result (no solution, not complete, the failure as ``reason``).  Each result
+        carries its ``seconds``.
+        """
         ...
 
 

@@ -2,6 +2,8 @@
 
 * ``PysatBackend``: one puzzle, one solver on its CNF model (CaDiCaL 1.9.5 and the optimized
   encoding by default).
+* ``PysatBatchBackend``: the same for one puzzle, and ``search_many`` for a batch through
+  ``BatchPysat`` (what ``pysat`` and ``pysat:<solver>`` stand for when no encoding is chosen).
 * ``IncrementalPysat``: one solver per geometry on the empty grid, puzzles under assumptions.
 * ``BatchPysat``: the batch path.  A whole batch is propagated at once (numpy, singles), then
   each puzzle gets a fresh solver (Minicard by default) holding only its open candidates:
@@ -12,9 +14,10 @@
   solver under assumptions about twofold on hard 9x9 puzzles: assumptions are re-propagated
   after every backjump below them and end up in every learnt clause.
 
-Time limits: solvers that support ``interrupt`` are interrupted by a timer; the others (CaDiCaL
-1.9.5 among them) run in slices of a growing conflict budget with the clock checked between
-slices.  Either way an unfinished search is reported as timed out, never as unsatisfiable.
+Time limits: ``limits.solve_limited`` (a timer interrupts the solvers that can be interrupted;
+the others, CaDiCaL 1.9.5 among them, run in slices of a conflict budget paced to the time
+left).  Either way an unfinished search is unknown (``outcome.REASON_TIME_LIMIT``), never
+unsatisfiable.
 
 Counting adds, after each model, a clause that blocks that model's grid variables only (not
 auxiliary variables), so each grid is counted once whatever the at-most-one encoding.
@@ -24,7 +27,6 @@ from __future__ import annotations
 
 import gc
 import itertools
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -37,6 +39,8 @@ from ..cnf.sudoku import AmoEncoding, CnfEncoding, SudokuCnf, encode_cnf, encode
 from ..cnf.varmap import GridVarMap
 from ..geometry import Geometry
 from ..grid import Grid
+from ..limits import Deadline, solve_limited
+from ..outcome import REASON_TIME_LIMIT
 from ..propagation import propagate, propagate_batch
 from ..verify import valid_solutions_mask
 from .base import BackendError, SearchResult, checked_solutions
@@ -44,12 +48,11 @@ from .base import BackendError, SearchResult, checked_solutions
 __all__ = [
     "BATCH_SOLVER",
     "DEFAULT_SOLVER",
-    "BatchAnswer",
     "BatchPysat",
     "IncrementalPysat",
     "PysatBackend",
+    "PysatBatchBackend",
     "pysat_solver_names",
-    "run_limited",
 ]
 
 DEFAULT_SOLVER = "cadical195"
@@ -68,59 +71,31 @@ def _check_name(name: str) -> str:
     return name
 
 
-def run_limited(solver: Solver, assumptions: Sequence[int], deadline: float | None) -> bool | None:
-    """Solve under assumptions before a monotonic-clock deadline: True, False, or None when time ran out."""
-    if deadline is None:
-        return bool(solver.solve(assumptions=assumptions))
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        return None
-    try:
-        solver.clear_interrupt()
-    except NotImplementedError:
-        budget = 1000
-        while True:
-            solver.conf_budget(budget)
-            answer = solver.solve_limited(assumptions=assumptions)
-            if answer is not None:
-                return bool(answer)
-            if time.monotonic() >= deadline:
-                return None
-            budget = min(budget * 2, 200_000)
-    timer = threading.Timer(remaining, solver.interrupt)
-    timer.start()
-    try:
-        answer = solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
-    finally:
-        timer.cancel()
-    return None if answer is None else bool(answer)
-
-
 def _enumerate(
     solver: Solver,
     varmap: GridVarMap,
     limit: int,
-    deadline: float | None,
+    deadline: Deadline,
     assumptions: Sequence[int] = (),
     activation: int = 0,
-) -> tuple[list[np.ndarray], bool, bool]:
-    """Models of the grid variables, blocked one by one: (solutions, complete, timed_out)."""
+) -> tuple[list[np.ndarray], bool, str | None]:
+    """Models of the grid variables, blocked one by one: (solutions, complete, reason)."""
     solutions: list[np.ndarray] = []
     while len(solutions) < limit:
-        answer = run_limited(solver, list(assumptions) + ([activation] if activation else []), deadline)
+        answer = solve_limited(solver, list(assumptions) + ([activation] if activation else []), deadline)
         if answer is None:
-            return solutions, False, True
+            return solutions, False, REASON_TIME_LIMIT
         if not answer:
-            return solutions, True, False
+            return solutions, True, None
         values = varmap.decode(solver.get_model())
         solutions.append(values)
         if len(solutions) >= limit:  # no block: in a shared solver it would hide this grid for good
             break
         block = (-varmap.solution_literals(values)).tolist()
         if not block:  # no open variable: this was the only model
-            return solutions, True, False
+            return solutions, True, None
         solver.add_clause(block + ([-activation] if activation else []))
-    return solutions, False, False
+    return solutions, False, None
 
 
 class PysatBackend:
@@ -145,23 +120,50 @@ class PysatBackend:
         self, puzzle: Grid, limit: int = 1, time_limit: float | None = None, keep: bool = True
     ) -> SearchResult:
         """Find up to ``limit`` solutions with the chosen solver."""
-        start = time.monotonic()
-        deadline = None if time_limit is None else start + time_limit
+        deadline = Deadline(time_limit)
         cnf = self.encode(puzzle)
         stats: dict[str, float | int] = {"variables": cnf.n_vars, "clauses": cnf.n_clauses}
         if cnf.contradiction:
             return SearchResult(np.zeros((0, puzzle.n, puzzle.n), np.int16), True, stats=stats)
         with Solver(name=self.solver, bootstrap_with=cnf.clauses()) as solver:
-            found, complete, timed_out = _enumerate(solver, cnf.varmap, limit, deadline)
+            found, complete, reason = _enumerate(solver, cnf.varmap, limit, deadline)
             stats.update(solver.accum_stats() or {})
-        return _result(puzzle, found, complete, timed_out, keep, self.name, stats)
+        return _result(puzzle, found, complete, reason, keep, self.name, stats)
+
+
+class PysatBatchBackend(PysatBackend):
+    """``PysatBackend`` for one puzzle; batches go to ``BatchPysat`` with ``batch_solver``.
+
+    Plain ``pysat`` batches use Minicard on each puzzle's compact exactly-one model, the fastest
+    configuration measured in ``benchmarks/batch_sat.py``; ``pysat:<name>`` uses that solver for
+    both.  The batch engine is made on first use and kept.
+    """
+
+    def __init__(
+        self,
+        solver: str = DEFAULT_SOLVER,
+        batch_solver: str = BATCH_SOLVER,
+        amo: AmoEncoding | str = AmoEncoding.PAIRWISE,
+    ) -> None:
+        super().__init__(solver, CnfEncoding.OPTIMIZED, amo)
+        self.batch_solver = _check_name(batch_solver)
+        self.batch_name = f"pysat:{batch_solver}"
+        self._batch: BatchPysat | None = None
+
+    def search_many(
+        self, puzzles: Sequence[Grid], limit: int = 1, time_limit: float | None = None
+    ) -> list[SearchResult]:
+        """One checked result per puzzle, in order (see ``BatchPysat.search_many``)."""
+        if self._batch is None:
+            self._batch = BatchPysat(self.batch_solver)
+        return self._batch.search_many(puzzles, limit, time_limit)
 
 
 def _result(
     puzzle: Grid,
     found: list[np.ndarray],
     complete: bool,
-    timed_out: bool,
+    reason: str | None,
     keep: bool,
     name: str,
     stats: dict[str, float | int],
@@ -172,7 +174,7 @@ def _result(
     count = len(stack)
     if not keep:
         stack = stack[:0]
-    return SearchResult(stack, complete, timed_out, count, stats)
+    return SearchResult(stack, complete, count=count, stats=stats, reason=reason)
 
 
 class IncrementalPysat:
@@ -215,53 +217,31 @@ class IncrementalPysat:
         """Find up to ``limit`` solutions; ``placed`` may carry an earlier propagation of the puzzle."""
         if puzzle.geometry != self.geometry:
             raise BackendError(f"incremental solver is for {self.geometry.box_label} boxes")
-        start = time.monotonic()
-        deadline = None if time_limit is None else start + time_limit
+        deadline = Deadline(time_limit)
         if placed is None:
             state = propagate(puzzle)
             if state.contradiction[0]:
-                return _result(puzzle, [], True, False, keep, self.name, {})
+                return _result(puzzle, [], True, None, keep, self.name, {})
             placed = state.values[0]
         cells = np.flatnonzero(placed)
         assumptions = self._cnf.varmap.index[cells, placed[cells].astype(np.int64) - 1].tolist()
         if len(cells) == placed.size:  # propagation alone solved it: the solution is forced
-            return _result(puzzle, [placed.reshape(puzzle.n, puzzle.n)], True, False, keep, self.name, {})
+            return _result(puzzle, [placed.reshape(puzzle.n, puzzle.n)], True, None, keep, self.name, {})
         activation = 0
         if limit > 1:
             activation = self._next_var
             self._next_var += 1
-        found, complete, timed_out = _enumerate(
+        found, complete, reason = _enumerate(
             self._solver, self._cnf.varmap, limit, deadline, assumptions, activation
         )
         if activation:
             self._solver.add_clause([-activation])
-        return _result(puzzle, found, complete, timed_out, keep, self.name, {})
+        return _result(puzzle, found, complete, reason, keep, self.name, {})
 
 
 # ------------------------------------------------------------------------------------------ batches
 
 _PROPAGATION_CELLS = 1 << 21  # candidates (puzzles * n**3) propagated and encoded at once
-
-
-@dataclass(frozen=True, slots=True)
-class BatchAnswer:
-    """One puzzle's outcome in a batch.
-
-    ``found``: the checked solutions (None when the backend failed, see ``error``);
-    ``seconds``: solve time plus a share of the batch's propagation and encoding;
-    ``contradiction``: propagation proved there is no solution (this includes clashing givens).
-    """
-
-    found: SearchResult | None
-    error: BackendError | None
-    seconds: float
-    contradiction: bool = False
-
-    def result(self) -> SearchResult:
-        """The checked result; raises the BackendError that replaced it."""
-        if self.found is None:
-            raise self.error or BackendError("no result")
-        return self.found
 
 
 @dataclass(frozen=True, slots=True)
@@ -424,16 +404,21 @@ class BatchPysat:
         probe.delete()
         self.stats: dict[str, int] = {"puzzles": 0, "solver_calls": 0, "conflicts": 0}
 
-    def search_batch(
-        self, puzzles: Sequence[Grid], limit: int = 1, time_limit: float | None = None, keep: bool = True
-    ) -> list[BatchAnswer]:
+    def search_many(
+        self, puzzles: Sequence[Grid], limit: int = 1, time_limit: float | None = None
+    ) -> list[SearchResult]:
         """Up to ``limit`` checked solutions of each puzzle (any geometries), in order.
+
+        ``time_limit`` applies to each puzzle.  Each result carries its ``seconds``: its solve
+        time plus a share of the batch's propagation, encoding and checking.  Propagation finds
+        clashing givens: those puzzles are unsatisfiable.  A puzzle whose solution fails the
+        checker gets a result without solutions, not complete, the checker's verdict as reason.
 
         The cyclic garbage collector is paused meanwhile: loading allocates a few hundred
         short-lived lists per puzzle, all freed by reference counting, and the collector's
         passes over them would cost about a tenth of the batch time.
         """
-        answers: list[BatchAnswer | None] = [None] * len(puzzles)
+        answers: list[SearchResult | None] = [None] * len(puzzles)
         by_geometry: dict[Geometry, list[int]] = {}
         for k, puzzle in enumerate(puzzles):
             by_geometry.setdefault(puzzle.geometry, []).append(k)
@@ -444,7 +429,7 @@ class BatchPysat:
                 step = max(1, _PROPAGATION_CELLS // geometry.n**3)
                 for lo in range(0, len(members), step):
                     part = members[lo : lo + step]
-                    found = self._search_part(geometry, [puzzles[k] for k in part], limit, time_limit, keep)
+                    found = self._search_part(geometry, [puzzles[k] for k in part], limit, time_limit)
                     for k, answer in zip(part, found, strict=True):
                         answers[k] = answer
         finally:
@@ -453,8 +438,8 @@ class BatchPysat:
         return [answer for answer in answers if answer is not None]
 
     def _search_part(
-        self, geometry: Geometry, puzzles: Sequence[Grid], limit: int, time_limit: float | None, keep: bool
-    ) -> list[BatchAnswer]:
+        self, geometry: Geometry, puzzles: Sequence[Grid], limit: int, time_limit: float | None
+    ) -> list[SearchResult]:
         start = time.perf_counter()
         n = geometry.n
         givens = np.stack([p.values.reshape(-1) for p in puzzles])
@@ -468,11 +453,10 @@ class BatchPysat:
         seconds = np.full(len(puzzles), (time.perf_counter() - start) / len(puzzles))
         models: list[list[list[int]]] = [[] for _ in puzzles]
         complete = np.ones(len(puzzles), dtype=bool)
-        timed_out = np.zeros(len(puzzles), dtype=bool)
+        reasons: list[str | None] = [None] * len(puzzles)
         for row, b in enumerate(todo.tolist()):
             t0 = time.perf_counter()
-            deadline = None if time_limit is None else time.monotonic() + time_limit
-            models[b], complete[b], timed_out[b] = self._solve_one(compact, row, limit, deadline)
+            models[b], complete[b], reasons[b] = self._solve_one(compact, row, limit, Deadline(time_limit))
             seconds[b] += time.perf_counter() - t0
         t0 = time.perf_counter()
         decoded, decoded_owner = self._decode(compact, todo, values, models)
@@ -486,7 +470,7 @@ class BatchPysat:
         counts = np.bincount(owner, minlength=len(puzzles))
         ends = np.cumsum(counts).tolist()
         seconds += (time.perf_counter() - t0) / len(puzzles)
-        answers = []
+        answers: list[SearchResult] = []
         for b, puzzle in enumerate(puzzles):
             count = int(counts[b])
             mine = stack[ends[b] - count : ends[b]].reshape(count, n, n)
@@ -496,34 +480,38 @@ class BatchPysat:
                 try:  # the independent checker's verdict, with its explanation
                     checked_solutions(puzzle, mine, self.name)
                 except BackendError as error:
-                    answers.append(BatchAnswer(None, error, float(seconds[b]), bool(dead[b])))
+                    empty = stack[:0].reshape(0, n, n)
+                    answers.append(SearchResult(empty, False, reason=str(error), seconds=float(seconds[b])))
                     continue
             mine.setflags(write=False)
-            result = SearchResult(mine if keep else mine[:0], bool(complete[b]), bool(timed_out[b]), count)
-            answers.append(BatchAnswer(result, None, float(seconds[b]), bool(dead[b])))
+            answers.append(
+                SearchResult(
+                    mine, bool(complete[b]), count=count, reason=reasons[b], seconds=float(seconds[b])
+                )
+            )
         self.stats["puzzles"] += len(puzzles)
         return answers
 
     def _solve_one(
-        self, compact: _CompactBatch, row: int, limit: int, deadline: float | None
-    ) -> tuple[list[list[int]], bool, bool]:
-        """Models (true literals only) of one puzzle of the batch: (models, complete, timed_out)."""
+        self, compact: _CompactBatch, row: int, limit: int, deadline: Deadline
+    ) -> tuple[list[list[int]], bool, str | None]:
+        """Models (true literals only) of one puzzle of the batch: (models, complete, reason)."""
         oracle = self._factory()
         try:
             _load(oracle, compact, row, self._native_amo)
             found: list[list[int]] = []
             while len(found) < limit:
                 self.stats["solver_calls"] += 1
-                answer = oracle.solve() if deadline is None else run_limited(oracle, (), deadline)
+                answer = solve_limited(oracle, (), deadline)
                 if answer is None:
-                    return found, False, True
+                    return found, False, REASON_TIME_LIMIT
                 if not answer:
-                    return found, True, False
+                    return found, True, None
                 true = [lit for lit in oracle.get_model() if lit > 0]
                 found.append(true)
                 if len(found) < limit:
                     oracle.add_clause([-lit for lit in true])
-            return found, False, False
+            return found, False, None
         finally:
             self.stats["conflicts"] += int((oracle.accum_stats() or {}).get("conflicts", 0))
             oracle.delete()

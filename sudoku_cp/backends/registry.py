@@ -13,9 +13,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .base import Backend, BackendError
 
-__all__ = ["BACKEND_NAMES", "make_backend"]
+if TYPE_CHECKING:
+    from ..cnf.sudoku import AmoEncoding, CnfEncoding
+
+__all__ = ["BACKEND_NAMES", "backend_name", "make_backend"]
 
 BACKEND_NAMES = (
     "pysat",
@@ -34,24 +39,34 @@ BACKEND_NAMES = (
 def make_backend(
     spec: str = "pysat",
     *,
-    encoding: str | None = None,
-    amo: str | None = None,
+    encoding: CnfEncoding | str | None = None,
+    amo: AmoEncoding | str | None = None,
     workers: int = 1,
     seed: int = 0,
     solver_cmd: str | None = None,
 ) -> Backend:
-    """The backend a name stands for, with its options; BackendError for an unknown name."""
-    if solver_cmd is not None:
-        from .program_backend import ProgramBackend
+    """The backend a name stands for, with its options; BackendError for an unknown name.
 
-        return ProgramBackend(solver_cmd, encoding=encoding or "optimized", amo=amo or "pairwise")
+    ``encoding`` and ``amo`` (an enum or its value) choose the CNF model of the SAT backends;
+    without ``encoding``, ``pysat`` and ``pysat:<solver>`` also solve batches all at once
+    (``PysatBatchBackend``).
+    """
     family, _, variant = spec.partition(":")
-    if family == "pysat":
-        from .pysat_backend import DEFAULT_SOLVER, PysatBackend
+    if solver_cmd is not None or family == "pysat":
+        from ..cnf.sudoku import AmoEncoding, CnfEncoding
 
-        return PysatBackend(
-            variant or DEFAULT_SOLVER, encoding=encoding or "optimized", amo=amo or "pairwise"
-        )
+        cnf_encoding = CnfEncoding(encoding or CnfEncoding.OPTIMIZED)
+        amo_encoding = AmoEncoding(amo or AmoEncoding.PAIRWISE)
+        if solver_cmd is not None:
+            from .program_backend import ProgramBackend
+
+            return ProgramBackend(solver_cmd, encoding=cnf_encoding, amo=amo_encoding)
+        from .pysat_backend import BATCH_SOLVER, DEFAULT_SOLVER, PysatBackend, PysatBatchBackend
+
+        if encoding is not None:  # a chosen CNF model: puzzle by puzzle
+            return PysatBackend(variant or DEFAULT_SOLVER, cnf_encoding, amo_encoding)
+        # Batches ignore the at-most-one encoding: their model uses native cardinality constraints.
+        return PysatBatchBackend(variant or DEFAULT_SOLVER, variant or BATCH_SOLVER, amo=amo_encoding)
     if family == "cpsat":
         from .cpsat_backend import CpsatBackend
 
@@ -75,3 +90,28 @@ def make_backend(
 
         return HillBackend(parse_hill_settings(variant), seed=seed)
     raise BackendError(f"unknown backend {spec!r}: choose one of {', '.join(BACKEND_NAMES)}")
+
+
+def backend_name(
+    spec: str = "pysat",
+    *,
+    encoding: CnfEncoding | str | None = None,
+    solver_cmd: str | None = None,
+    batch: bool = False,
+) -> str:
+    """The name ``make_backend`` would give the backend, without making it (the name is not checked).
+
+    With ``batch``, the name of what solves a batch (``BatchBackend.batch_name``): plain
+    ``pysat`` batches are solved by Minicard, so their name is ``pysat:minicard``.
+    """
+    if solver_cmd is not None:
+        return f"program:{solver_cmd}"
+    family, _, variant = spec.partition(":")
+    if family == "pysat":
+        from .pysat_backend import BATCH_SOLVER, DEFAULT_SOLVER
+
+        default = BATCH_SOLVER if batch and encoding is None else DEFAULT_SOLVER
+        return f"pysat:{variant or default}"
+    if family == "cpsat":
+        return "cpsat" if variant in ("", "bool") else f"cpsat:{variant}"
+    return family

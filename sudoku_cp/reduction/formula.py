@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -44,8 +43,9 @@ import numpy as np
 from pysat.formula import CNF
 from pysat.solvers import Solver
 
-from ..backends.pysat_backend import DEFAULT_SOLVER, run_limited
+from ..backends.pysat_backend import DEFAULT_SOLVER
 from ..formats import ParseError
+from ..limits import Deadline, solve_limited
 
 __all__ = [
     "Formula",
@@ -262,9 +262,9 @@ def solve_formula(
     """Decide with a pysat solver: (True, checked model), (False, None), or (None, None) on timeout."""
     if any(not clause for clause in formula.clauses):
         return False, None
-    deadline = None if time_limit is None else time.monotonic() + time_limit
+    deadline = Deadline(time_limit)
     with Solver(name=solver, bootstrap_with=[list(clause) for clause in formula.clauses]) as oracle:
-        answer = run_limited(oracle, [], deadline)
+        answer = solve_limited(oracle, [], deadline)
         if answer is not True:
             return answer, None
         values = np.zeros(formula.num_vars + 1, dtype=bool)

@@ -17,6 +17,18 @@ Names are 1-based (``x_r1c2d5``, ``v_r9c5``), and so are constraint names (``cel
 an exported model reads like its specification.  The bool model keeps every candidate even where a
 given rules it out: the model is the same for every puzzle of a geometry except for the given
 constraints, and presolve removes what the givens decide.
+
+What a CP-SAT status means is decided here once, for every model (puzzles and Nishio instances):
+
+=============  =====================================  ========================================
+status         ``solve_verdict`` (a plain solve)      ``enumeration_complete`` (enumerating)
+=============  =====================================  ========================================
+OPTIMAL        True: a solution                       True: every solution was seen
+FEASIBLE       True: a solution                       False: stopped early (callback or limit)
+INFEASIBLE     False: no solution                     True: there is none
+UNKNOWN        None: stopped before an answer         False: stopped early (time limit)
+MODEL_INVALID  ``CpsatModelError``                    ``CpsatModelError``
+=============  =====================================  ========================================
 """
 
 from __future__ import annotations
@@ -30,17 +42,55 @@ from enum import Enum
 import numpy as np
 from ortools.sat.python import cp_model
 
+from .errors import SudokuCpError
 from .geometry import Geometry
 from .grid import Grid
 
 __all__ = [
+    "CpsatModelError",
     "CpsatModelKind",
     "SudokuCpModel",
     "build_cpsat_model",
+    "enumeration_complete",
     "export_cpsat_model",
     "model_text",
     "solution_vector",
+    "solve_verdict",
 ]
+
+
+class CpsatModelError(SudokuCpError, RuntimeError):
+    """CP-SAT rejected a model (MODEL_INVALID) or answered a status it should not."""
+
+
+def _checked_status(status: object, model: cp_model.CpModel | None) -> object:
+    if status == cp_model.MODEL_INVALID:
+        detail = f": {model.validate()}" if model is not None else ""
+        raise CpsatModelError(f"CP-SAT rejected the model{detail}")
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE, cp_model.UNKNOWN):
+        raise CpsatModelError(f"unexpected CP-SAT status {status}")
+    return status
+
+
+def solve_verdict(status: object, model: cp_model.CpModel | None = None) -> bool | None:
+    """A plain solve's status as True (a solution), False (none) or None (unknown: stopped first).
+
+    MODEL_INVALID raises ``CpsatModelError`` (with ``model``'s validation message when given).
+    """
+    status = _checked_status(status, model)
+    if status == cp_model.UNKNOWN:
+        return None
+    return status != cp_model.INFEASIBLE
+
+
+def enumeration_complete(status: object, model: cp_model.CpModel | None = None) -> bool:
+    """True when an enumeration saw every solution (OPTIMAL, or INFEASIBLE: none), False when stopped.
+
+    A completed enumeration reports OPTIMAL even when the callback asked to stop on the very
+    last solution, so completeness follows the status, not whether a limit was reached.
+    """
+    status = _checked_status(status, model)
+    return status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
 
 
 class CpsatModelKind(Enum):

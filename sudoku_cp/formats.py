@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .errors import SudokuCpError
 from .geometry import Geometry, GeometryError, geometry_for_size
 from .grid import Grid
 
@@ -66,7 +67,7 @@ class GridFormat(Enum):
     ACS = "acs"
 
 
-class ParseError(ValueError):
+class ParseError(SudokuCpError, ValueError):
     """Text that is not a grid; carries the 1-based line and column where that is known."""
 
     def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:

@@ -16,10 +16,12 @@ from functools import cache
 
 import numpy as np
 
+from .errors import SudokuCpError
+
 __all__ = ["Geometry", "GeometryError", "geometry_for_size", "parse_box"]
 
 
-class GeometryError(ValueError):
+class GeometryError(SudokuCpError, ValueError):
     """A grid size or box shape that cannot form a Sudoku."""
 
 

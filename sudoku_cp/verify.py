@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .errors import SudokuCpError
 from .geometry import Geometry
 from .grid import Grid
 
@@ -19,7 +20,7 @@ __all__ = [
 ]
 
 
-class VerificationError(ValueError):
+class VerificationError(SudokuCpError, ValueError):
     """A grid that breaks the rules or disagrees with its givens."""
 
 

@@ -4,7 +4,7 @@
 solutions (``enumerate_all_solutions``) through a solution callback that stops the search at the
 limit; CP-SAT enumerates with one worker only, so ``workers`` is ignored there.
 
-Statuses map as follows:
+Statuses are read by ``sudoku_cp.cpsat.solve_verdict`` and ``enumeration_complete``:
 
 =============  ================================  ==================================================
 CP-SAT status  plain solve (limit 1)             enumeration (limit > 1)
@@ -12,24 +12,37 @@ CP-SAT status  plain solve (limit 1)             enumeration (limit > 1)
 OPTIMAL        one solution, not complete        every solution seen: complete, count exact
 FEASIBLE       one solution, not complete        stopped at the limit, or by the time limit
 INFEASIBLE     no solution, complete             no solution, complete
-UNKNOWN        timed out, zero solutions         timed out, zero solutions (never "no solution")
+UNKNOWN        time limit, zero solutions        time limit, zero solutions (never "no solution")
 MODEL_INVALID  BackendError                      BackendError
 =============  ================================  ==================================================
 
-A completed enumeration reports OPTIMAL even when the callback asked to stop on the very last
-solution, so ``complete`` follows the status, not whether the limit was reached.
+An enumeration that stopped below the limit was stopped by the time limit.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import numpy as np
 from ortools.sat.python import cp_model
 
-from ..cpsat import CpsatModelKind, SudokuCpModel, build_cpsat_model, solution_vector
+from ..cpsat import (
+    CpsatModelError,
+    CpsatModelKind,
+    SudokuCpModel,
+    build_cpsat_model,
+    enumeration_complete,
+    solution_vector,
+    solve_verdict,
+)
 from ..grid import Grid
+from ..outcome import REASON_TIME_LIMIT
 from .base import BackendError, SearchResult, checked_solutions
 
 __all__ = ["CpsatBackend"]
+
+_T = TypeVar("_T")
 
 _CHECK_BATCH = 4096
 """Solutions checked at once while only counting (keep=False), so memory stays bounded."""
@@ -105,18 +118,16 @@ class CpsatBackend:
     ) -> SearchResult:
         solver = self._solver(time_limit, self.workers)
         status = solver.solve(model.model)
-        self._raise_if_invalid(status, model)
+        verdict = self._verdict(solve_verdict, status, model)
         n = puzzle.n
-        found = np.empty((0, n, n), dtype=np.int16)
-        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            found = checked_solutions(puzzle, model.decode(solver)[None], self.name)
         stats = _stats(solver, status)
-        if status == cp_model.INFEASIBLE:
-            return SearchResult(found, complete=True, stats=stats)
-        if status == cp_model.UNKNOWN:
-            return SearchResult(found, complete=False, timed_out=True, stats=stats)
-        solutions = found if keep else found[:0]
-        return SearchResult(solutions, complete=False, count=len(found), stats=stats)
+        none = np.empty((0, n, n), dtype=np.int16)
+        if verdict is None:
+            return SearchResult(none, complete=False, stats=stats, reason=REASON_TIME_LIMIT)
+        if not verdict:
+            return SearchResult(none, complete=True, stats=stats)
+        found = checked_solutions(puzzle, model.decode(solver)[None], self.name)
+        return SearchResult(found if keep else found[:0], complete=False, count=len(found), stats=stats)
 
     def _enumerate(
         self, puzzle: Grid, model: SudokuCpModel, limit: int, time_limit: float | None, keep: bool
@@ -125,7 +136,7 @@ class CpsatBackend:
         solver.parameters.enumerate_all_solutions = True
         collector = _Collector(model, puzzle, limit, keep, self.name)
         status = solver.solve(model.model, collector)
-        self._raise_if_invalid(status, model)
+        complete = self._verdict(enumeration_complete, status, model)
         n = puzzle.n
         if keep:
             pending = np.stack(collector.pending) if collector.pending else np.empty((0, n, n), np.int16)
@@ -135,22 +146,23 @@ class CpsatBackend:
             solutions = np.empty((0, n, n), dtype=np.int16)
         if collector.error is not None:
             raise collector.error
-        complete = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
-        stopped_at_limit = collector.count >= limit
-        timed_out = not complete and not stopped_at_limit
+        stopped_early = not complete and collector.count < limit
         return SearchResult(
             solutions,
             complete=complete,
-            timed_out=timed_out,
             count=collector.count,
             stats=_stats(solver, status),
+            reason=REASON_TIME_LIMIT if stopped_early else None,
         )
 
-    def _raise_if_invalid(self, status: object, model: SudokuCpModel) -> None:
-        if status == cp_model.MODEL_INVALID:
-            raise BackendError(f"backend {self.name}: CP-SAT rejected the model: {model.model.validate()}")
-        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE, cp_model.UNKNOWN):
-            raise BackendError(f"backend {self.name}: unexpected CP-SAT status {status}")
+    def _verdict(
+        self, read: Callable[[object, cp_model.CpModel], _T], status: object, model: SudokuCpModel
+    ) -> _T:
+        """``read(status)``, a rejected model reported as this backend's failure."""
+        try:
+            return read(status, model.model)
+        except CpsatModelError as error:
+            raise BackendError(f"backend {self.name}: {error}") from error
 
 
 def _stats(solver: cp_model.CpSolver, status: object) -> dict[str, float | int]:

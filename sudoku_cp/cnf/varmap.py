@@ -17,12 +17,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import SudokuCpError
 from ..geometry import Geometry
 
 __all__ = ["DecodeError", "GridVarMap"]
 
 
-class DecodeError(ValueError):
+class DecodeError(SudokuCpError, ValueError):
     """A model that does not describe one digit per cell."""
 
 

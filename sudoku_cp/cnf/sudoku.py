@@ -26,15 +26,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING
 
 import numpy as np
-from pysat.card import CardEnc, EncType
-from pysat.formula import IDPool
 
 from ..formats import format_line
 from ..grid import Grid
 from ..propagation import propagate
 from .varmap import GridVarMap
+
+if TYPE_CHECKING:
+    from pysat.formula import IDPool
 
 __all__ = ["AmoEncoding", "CnfEncoding", "ClauseFamily", "SudokuCnf", "encode_cnf", "encode_geometry_cnf"]
 
@@ -158,6 +160,8 @@ def _at_most_one(groups: np.ndarray, amo: AmoEncoding, pool: IDPool) -> tuple[np
             i, j = np.triu_indices(width, 1)
             blocks.append(np.stack([-block[:, i], -block[:, j]], axis=2).reshape(-1, 2).astype(np.int32))
             continue
+        from pysat.card import CardEnc, EncType  # imported on use: keeps python-sat out of `import sudoku_cp`
+
         kind = getattr(EncType, amo.value)
         clauses: list[list[int]] = []
         for row in block.tolist():
@@ -225,6 +229,8 @@ def encode_cnf(
             varmap = GridVarMap.compact(g, state.candidates[0], state.values[0])
     else:
         varmap = GridVarMap.full(g)
+    from pysat.formula import IDPool
+
     pool = IDPool(start_from=varmap.n_grid_vars + 1)
     if contradiction:
         families = [ClauseFamily("contradiction found by propagation", (np.zeros((1, 0), dtype=np.int32),))]

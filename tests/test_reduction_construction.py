@@ -13,10 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sudoku_cp.reduction.construction import Reduction, build_layout, reduce_formula, with_witness_variable
+from sudoku_cp.reduction.construction import Reduction, reduce_formula, with_witness_variable
 from sudoku_cp.reduction.decode import assignment_from_placement, placement_from_assignment
 from sudoku_cp.reduction.formula import Formula, solve_formula
 from sudoku_cp.reduction.gadgets import ClauseGadget, EqualityGadget, Layout, VariableGadget, layout_problems
+from sudoku_cp.reduction.packing import build_layout
 
 
 @st.composite

@@ -161,7 +161,7 @@ def test_short_clause_gadgets_accept_exactly_the_satisfying_assignments(clause: 
 
 
 def test_empty_clause_gadget_leaves_no_placement() -> None:
-    from sudoku_cp.reduction.construction import build_layout
+    from sudoku_cp.reduction.packing import build_layout
 
     layout = build_layout(Formula(1, ((1,), ())))
     assert layout_problems(layout, [(1,), ()], 1) == []

@@ -2,19 +2,27 @@
 
 * ``formula``: the ``Formula`` type, the DIMACS reader, 3-SAT splitting, pysat solving;
 * ``random3sat``: seeded uniform (and planted-satisfiable) random 3-SAT;
-* ``gadgets``, ``construction``: the gadgets, their packing into a k x k-box grid, ``Reduction``;
-* ``decode``: assignments to placements and back, checked; ``svg``: a picture of the layout.
+* ``gadgets``: the three gadgets and ``Layout``, the gadgets placed on one grid (checked);
+* ``packing``: ``build_layout``, the smallest grid whose boxes hold every gadget;
+* ``construction``: ``Reduction`` and ``reduce_formula`` (Theorems 6.1 and 6.2);
+* ``metadata``: the JSON record of a reduction, written and read back (checked);
+* ``decode``: assignments to placements and back, checked;
+* ``check``: ``verify_reduction``, both sides decided and decoded both ways;
+* ``svg``: a picture of the layout; ``errors``: ``ReductionError`` and ``MetadataError``.
 """
 
 from .construction import Reduction, reduce_formula
 from .decode import assignment_from_placement, placement_from_assignment
+from .errors import MetadataError, ReductionError
 from .formula import Formula, FormulaCheckError, parse_dimacs, solve_formula, to_3sat
 from .random3sat import planted_3sat, random_3sat
 
 __all__ = [
     "Formula",
     "FormulaCheckError",
+    "MetadataError",
     "Reduction",
+    "ReductionError",
     "assignment_from_placement",
     "parse_dimacs",
     "placement_from_assignment",

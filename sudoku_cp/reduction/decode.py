@@ -16,8 +16,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..errors import SudokuCpError
 from ..nishio.instance import placement_problem
 from .construction import Reduction
+from .errors import ReductionError
 
 __all__ = [
     "ReductionDecodeError",
@@ -27,15 +29,15 @@ __all__ = [
 ]
 
 
-class ReductionDecodeError(RuntimeError):
+class ReductionDecodeError(SudokuCpError, RuntimeError):
     """Decoding produced something the other side rejects: a bug in the reduction, never expected."""
 
 
 def _values(reduction: Reduction, assignment: Sequence[bool] | np.ndarray) -> np.ndarray:
-    """values[v] for v in 1..num_vars (index 0 unused); ValueError for a short or falsifying assignment."""
+    """values[v] for v in 1..num_vars (index 0 unused); ReductionError if short or falsifying."""
     formula = reduction.formula
     if len(assignment) < formula.num_vars:
-        raise ValueError(
+        raise ReductionError(
             f"the assignment has {len(assignment)} values but the formula has {formula.num_vars} variables"
         )
     values = np.zeros(formula.num_vars + 1, dtype=bool)
@@ -43,7 +45,8 @@ def _values(reduction: Reduction, assignment: Sequence[bool] | np.ndarray) -> np
     falsified = formula.unsatisfied_clauses(values[1:])
     if falsified:
         clause = formula.clauses[falsified[0] - 1]
-        raise ValueError(f"the assignment falsifies clause {falsified[0]} ({' '.join(map(str, clause))} 0)")
+        literals = " ".join(map(str, clause))
+        raise ReductionError(f"the assignment falsifies clause {falsified[0]} ({literals} 0)")
     return values
 
 
@@ -79,13 +82,13 @@ def placement_from_assignment(reduction: Reduction, assignment: Sequence[bool] |
 def assignment_from_placement(reduction: Reduction, cols: Sequence[int] | np.ndarray) -> tuple[bool, ...]:
     """The assignment of ``reduction.formula`` that a valid placement inside S encodes (checked).
 
-    Variables without a gadget (in no clause) are False.  ValueError when ``cols`` is not a
+    Variables without a gadget (in no clause) are False.  ReductionError when ``cols`` is not a
     valid placement inside S.
     """
     cols = np.asarray(cols)
     problem = placement_problem(reduction.instance, cols)
     if problem is not None:
-        raise ValueError(f"not a valid placement inside S: {problem}")
+        raise ReductionError(f"not a valid placement inside S: {problem}")
     formula = reduction.formula
     values = np.zeros(formula.num_vars + 1, dtype=bool)
     seen: dict[int, bool] = {}
@@ -118,10 +121,10 @@ def witness_assignment(
     """
     witness = reduction.witness_variable
     if witness is None:
-        raise ValueError("this reduction has no witness variable (build it with nonempty=True)")
+        raise ReductionError("this reduction has no witness variable (build it with nonempty=True)")
     formula = reduction.formula
     if len(assignment) < witness - 1:
-        raise ValueError(
+        raise ReductionError(
             f"the assignment has {len(assignment)} values but the formula has {witness - 1} variables"
         )
     values = np.zeros(formula.num_vars + 1, dtype=bool)

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import ReductionError
+
 __all__ = [
     "FILLS",
     "ClauseGadget",
@@ -213,7 +215,7 @@ class Layout:
         for b in range(k):
             stacks = np.flatnonzero(~blocks[b])
             if len(stacks) != len(free_rows[b]):
-                raise ValueError(
+                raise ReductionError(
                     f"band {b + 1} has {len(free_rows[b])} free rows but {len(stacks)} free boxes"
                 )
             for row, stack in zip(free_rows[b].tolist(), stacks.tolist(), strict=True):
@@ -221,11 +223,11 @@ class Layout:
                 # The rank of block (b, s) among the free blocks of stack s picks its column.
                 index = int(np.count_nonzero(~blocks[:b, s]))
                 if index >= len(free_cols[s]):
-                    raise ValueError(f"stack {s + 1} has fewer free columns than free boxes")
+                    raise ReductionError(f"stack {s + 1} has fewer free columns than free boxes")
                 placement[row] = free_cols[s][index]
         for s in range(k):
             if len(free_cols[s]) != int(np.count_nonzero(~blocks[:, s])):
-                raise ValueError(
+                raise ReductionError(
                     f"stack {s + 1} has {len(free_cols[s])} free columns but a different number of free boxes"
                 )
         return placement
@@ -233,7 +235,7 @@ class Layout:
     def fill_mask(self, fill: str) -> np.ndarray:
         """The (n, n) mask of the fill: all cells outside gadget rows, columns, boxes, or one completion."""
         if fill not in FILLS:
-            raise ValueError(f"unknown fill {fill!r}; choose from {', '.join(FILLS)}")
+            raise ReductionError(f"unknown fill {fill!r}; choose from {', '.join(FILLS)}")
         n, k = self.n, self.k
         rows, cols, blocks = self.used()
         if fill == "full":
@@ -244,6 +246,13 @@ class Layout:
         free = np.flatnonzero(placement >= 0)
         mask[free, placement[free]] = True
         return mask
+
+    def witness_cells(self, z: int | None) -> tuple[tuple[int, int], ...]:
+        """The cells of variable z's false state, sorted: Theorem 6.2's witness cells (none for None)."""
+        if z is None:
+            return ()
+        cells = [(int(r), int(c)) for v in self.variables if v.variable == z for r, c in v.false_cells()]
+        return tuple(sorted(cells))
 
     def mask(self, fill: str) -> np.ndarray:
         """The set S as an (n, n) bool mask: the gadget cells and the fill."""
@@ -386,7 +395,7 @@ def layout_problems(layout: Layout, clauses: Sequence[Sequence[int]], num_vars: 
     if not problems:
         try:
             layout.completion()
-        except ValueError as error:
+        except ValueError as error:  # a ReductionError, or numpy refusing a malformed layout
             problems.append(f"the free rows, columns and boxes cannot be completed: {error}")
     return problems
 

@@ -1,12 +1,34 @@
 """sudoku_cp: Sudoku grids of any box shape as CNF, exact-cover and CP-SAT models, solved and checked.
 
-Glossary (0-based inside the code, 1-based wherever a user reads it, as in R9C5):
+Glossary: one name per concept, the same in the code, the command line and JSON (0-based inside
+the code, 1-based wherever a user reads it, as in R9C5).
 
-* n: side of the grid; p x q: box shape, p rows by q columns, n = p * q.
-* cell: flat index r * n + c; unit: a row, column or box (3n of them); peer: a cell sharing a unit.
-* grid: an (n, n) array of digits 1..n, 0 for an empty cell; puzzle: a grid with blanks.
-* backend: a solver of whole puzzles (python-sat, CP-SAT, native Algorithm X, a DIMACS program)
-  that finds up to ``limit`` solutions; every solution is checked before it is returned.
+Grids
+    * n: side of the grid; p x q: box shape, p rows by q columns, n = p * q.
+    * cell: flat index r * n + c; unit: a row, column or box (3n of them); peer: a cell sharing a unit.
+    * grid: an (n, n) array of digits 1..n, 0 for an empty cell; puzzle: a grid with blanks.
+Models (what a solver is given; ``sudoku-cp encode --to``)
+    * model: a puzzle or an instance written for one kind of solver.
+    * cnf: the CNF model (``encode_cnf``); its ``CnfEncoding`` picks the constraint families and
+      its ``AmoEncoding`` (``amo``) how "at most one" is written.  Both are enums inside the code;
+      their string values are accepted once, at the boundary (``make_backend``, ``encode_cnf``).
+    * xc: the exact-cover model (``exact_cover.build_exact_cover``), written in Knuth's DLX text
+      format (``export_dlx``).
+    * bool and alldiff: the two CP-SAT models (``cpsat.CpsatModelKind``): a Boolean per candidate,
+      or one integer per cell with all-different (``cpsat:alldiff``).
+Engines and answers
+    * backend: a solver of whole puzzles that finds up to ``limit`` solutions, by name: ``pysat``,
+      ``pysat:<solver>``, ``cpsat``, ``cpsat:alldiff``, ``dlx`` (the native Algorithm X on the xc
+      model), ``backtrack``, ``acs``, ``hill``, or a DIMACS solver program; every solution is
+      checked before it is returned.
+    * method: a way to answer the Nishio questions about an instance (the DAG, SAT, CP-SAT, ...).
+    * instance: one digit's open cells S of a grid (``nishio.NishioInstance``); a placement: n
+      cells of S, one per row, column and box; the closure S': the cells of S in some placement.
+    * status: the outcome of one puzzle (``outcome.Status``): solved, unsat, multiple, unknown,
+      invalid.  reason: why an answer is unknown (the time limit, an incomplete backend's cap, a
+      solver failure), never "no solution" and never an exception.
+    * time_limit: seconds, in every public signature (None: no limit); inside, one
+      ``limits.Deadline`` made when the work starts.
 
 A few lines to start::
 
@@ -20,9 +42,10 @@ A few lines to start::
 """
 
 from .api import BackendOptions, CountResult, PuzzleResult, count_solutions, solve, solve_items
-from .backends.base import Backend, BackendError, SearchResult, Status
+from .backends.base import Backend, BackendError, BatchBackend, SearchResult
 from .backends.registry import make_backend
 from .cnf.sudoku import AmoEncoding, CnfEncoding, SudokuCnf, encode_cnf
+from .errors import SudokuCpError
 from .exact_cover import ExactCoverModel, build_exact_cover
 from .formats import (
     GridFormat,
@@ -37,6 +60,7 @@ from .formats import (
 )
 from .geometry import Geometry, GeometryError, geometry_for_size
 from .grid import Grid
+from .outcome import Status
 from .verify import VerificationError, check_solution, solution_problem
 
 __all__ = [
@@ -44,6 +68,7 @@ __all__ = [
     "Backend",
     "BackendError",
     "BackendOptions",
+    "BatchBackend",
     "CnfEncoding",
     "CountResult",
     "ExactCoverModel",
@@ -57,6 +82,7 @@ __all__ = [
     "SearchResult",
     "Status",
     "SudokuCnf",
+    "SudokuCpError",
     "VerificationError",
     "build_exact_cover",
     "check_solution",

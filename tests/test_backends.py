@@ -12,13 +12,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sudoku_cp.api import BackendOptions, count_solutions, solve, solve_items
-from sudoku_cp.backends.base import Backend, BackendError, SearchResult, Status, checked_solutions
+from sudoku_cp.backends.base import (
+    Backend,
+    BackendError,
+    BatchBackend,
+    SearchResult,
+    Status,
+    checked_solutions,
+)
 from sudoku_cp.backends.pysat_backend import IncrementalPysat
-from sudoku_cp.backends.registry import make_backend
+from sudoku_cp.backends.registry import backend_name, make_backend
 from sudoku_cp.formats import format_line, parse_grid, parse_puzzles
 from sudoku_cp.generate import random_puzzle
 from sudoku_cp.geometry import Geometry, geometry_for_size
 from sudoku_cp.grid import Grid
+from sudoku_cp.outcome import REASON_TIME_LIMIT
 
 HARD = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
 
@@ -206,6 +214,62 @@ def test_batch_engine_names_the_solver_it_uses() -> None:
     assert BackendOptions("pysat:glucose4").name == "pysat:glucose4"
     assert BackendOptions(encoding="extended").name == "pysat:cadical195"
     assert BackendOptions("cpsat").name == "cpsat"
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["pysat", "pysat:glucose4", "cpsat", "cpsat:bool", "cpsat:alldiff", "dlx", "backtrack", "acs", "hill"],
+)
+@pytest.mark.parametrize("encoding", [None, "extended"])
+def test_backend_names_are_known_without_making_the_backend(spec: str, encoding: str | None) -> None:
+    backend = make_backend(spec, encoding=encoding)
+    assert backend_name(spec, encoding=encoding) == backend.name
+    batch = backend.batch_name if isinstance(backend, BatchBackend) else backend.name
+    assert backend_name(spec, encoding=encoding, batch=True) == batch
+    assert backend_name(solver_cmd="minisat") == make_backend(solver_cmd="minisat").name
+
+
+def test_plain_pysat_solves_batches_and_chosen_encodings_solve_one_by_one() -> None:
+    assert isinstance(make_backend("pysat"), BatchBackend)
+    assert isinstance(make_backend("pysat:glucose4", amo="seqcounter"), BatchBackend)
+    assert not isinstance(make_backend("pysat", encoding="extended"), BatchBackend)
+    assert not isinstance(make_backend("cpsat"), BatchBackend)
+
+
+def test_search_many_answers_each_puzzle_in_order_with_its_time() -> None:
+    clash = parse_grid("44" + HARD[2:])
+    found = make_backend("pysat").search_many([parse_grid(HARD), clash, parse_grid("." * 81)], limit=2)
+    assert [(r.count, r.complete, r.reason) for r in found] == [
+        (1, True, None),
+        (0, True, None),
+        (2, False, None),
+    ]
+    assert all(r.seconds is not None and r.seconds >= 0 for r in found)
+
+
+def test_a_batch_makes_its_backend_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[str] = []
+    make = BackendOptions.make
+
+    def counted(self: BackendOptions) -> Backend:
+        made.append(self.backend)
+        return make(self)
+
+    monkeypatch.setattr(BackendOptions, "make", counted)
+    items = parse_puzzles("\n".join(read_lines(DATA / "forum_hardest_200.txt", 40)) + "\n")
+    for options in (BackendOptions(), BackendOptions("cpsat")):
+        made.clear()
+        assert BackendOptions().name == "pysat:minicard" and not made
+        results = list(solve_items(items, options, chunk=8))
+        assert len(results) == 40 and made == [options.backend]
+
+
+def test_count_result_says_why_it_stopped() -> None:
+    empty16 = Grid.empty(geometry_for_size(16))
+    timed = count_solutions(empty16, "dlx", limit=10**9, time_limit=0.05)
+    assert timed.reason == REASON_TIME_LIMIT and timed.timed_out and not timed.exact
+    capped = count_solutions(Grid.empty(Geometry(2, 2)), "dlx", limit=10)
+    assert (capped.count, capped.exact, capped.reason, capped.timed_out) == (10, False, None, False)
 
 
 def test_batch_engine_time_limit_gives_unknown_never_unsat() -> None:

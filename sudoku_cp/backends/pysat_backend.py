@@ -104,12 +104,12 @@ class PysatBackend:
     def __init__(
         self,
         solver: str = DEFAULT_SOLVER,
-        encoding: CnfEncoding | str = CnfEncoding.OPTIMIZED,
-        amo: AmoEncoding | str = AmoEncoding.PAIRWISE,
+        encoding: CnfEncoding = CnfEncoding.OPTIMIZED,
+        amo: AmoEncoding = AmoEncoding.PAIRWISE,
     ) -> None:
         self.solver = _check_name(solver)
-        self.encoding = CnfEncoding(encoding)
-        self.amo = AmoEncoding(amo)
+        self.encoding = encoding
+        self.amo = amo
         self.name = f"pysat:{solver}"
 
     def encode(self, puzzle: Grid) -> SudokuCnf:
@@ -143,7 +143,7 @@ class PysatBatchBackend(PysatBackend):
         self,
         solver: str = DEFAULT_SOLVER,
         batch_solver: str = BATCH_SOLVER,
-        amo: AmoEncoding | str = AmoEncoding.PAIRWISE,
+        amo: AmoEncoding = AmoEncoding.PAIRWISE,
     ) -> None:
         super().__init__(solver, CnfEncoding.OPTIMIZED, amo)
         self.batch_solver = _check_name(batch_solver)

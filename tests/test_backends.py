@@ -238,7 +238,9 @@ def test_plain_pysat_solves_batches_and_chosen_encodings_solve_one_by_one() -> N
 
 def test_search_many_answers_each_puzzle_in_order_with_its_time() -> None:
     clash = parse_grid("44" + HARD[2:])
-    found = make_backend("pysat").search_many([parse_grid(HARD), clash, parse_grid("." * 81)], limit=2)
+    backend = make_backend("pysat")
+    assert isinstance(backend, BatchBackend)
+    found = backend.search_many([parse_grid(HARD), clash, parse_grid("." * 81)], limit=2)
     assert [(r.count, r.complete, r.reason) for r in found] == [
         (1, True, None),
         (0, True, None),

@@ -1,0 +1,289 @@
+"""Running an external program: never through a shell, in its own process group, with bounded output.
+
+``run_program(argv, stdin, timeout)`` is the one way sudoku_cp runs another program (a SAT solver
+program, an audited Sudoku solver).  The program starts in a new session, so it leads a process
+group holding everything it starts; that whole group is killed at the time limit, on Ctrl-C
+(``KeyboardInterrupt``, which is then raised again), when the output grows past its cap, and at
+the end of every run, so nothing the program left behind outlives it.
+
+Output is read in pieces as it comes: standard output is kept up to ``max_output`` bytes (64 MiB
+by default; past it the program is killed and the run says ``output_too_large``), standard error
+only its last 64 KiB.  Memory stays bounded whatever the program writes.  After the program
+itself ends, its output is awaited at most ``EXIT_GRACE`` seconds more (a process that escaped
+the group may hold the pipes open); the run is then judged by what the program did.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import shlex
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import SudokuCpError
+from .limits import Deadline
+
+__all__ = [
+    "DEFAULT_MAX_OUTPUT",
+    "EXIT_GRACE",
+    "CommandError",
+    "ProgramRun",
+    "ProgramStartError",
+    "ending",
+    "last_line",
+    "run_program",
+    "split_command",
+]
+
+DEFAULT_MAX_OUTPUT = 64 << 20
+"""Bytes of standard output kept by default; a program writing more is killed (``output_too_large``)."""
+EXIT_GRACE = 1.0
+"""Seconds to wait for the pipes to close once the program itself has ended."""
+_STDERR_TAIL = 64 << 10  # bytes of standard error kept: the end, where the reason of a failure is
+_PIECE = 1 << 16  # bytes read or written at a time
+_POLL = 0.1  # seconds between checks that the program is still running while its pipes stay open
+
+
+class ProgramStartError(SudokuCpError):
+    """A program that could not be started: ``reason`` is 'not found' or 'could not be started: ...'."""
+
+    def __init__(self, program: str, reason: str) -> None:
+        super().__init__(f"program {program!r} {reason}")
+        self.program = program
+        self.reason = reason
+
+
+class CommandError(SudokuCpError, ValueError):
+    """A command line that cannot be split into words (an unclosed quote), or that has none."""
+
+
+def split_command(command: str, what: str = "command") -> list[str]:
+    """The words of a shell-like command line (``shlex`` rules, no shell); ``what`` names it in errors."""
+    try:
+        words = shlex.split(command)
+    except ValueError as error:
+        raise CommandError(f"cannot split {what} {command!r}: {error}") from None
+    if not words:
+        raise CommandError(f"empty {what}")
+    return words
+
+
+@dataclass(frozen=True, slots=True)
+class ProgramRun:
+    """How one run of a program went: its exit code, what it wrote, and whether it was stopped.
+
+    ``exit_code`` is the process's return code (negative: the signal that ended it, also when this
+    module killed it).  ``stdout`` holds at most the cap; ``stderr_tail`` the end of standard error.
+    """
+
+    argv: tuple[str, ...]
+    exit_code: int
+    stdout: bytes
+    stderr_tail: str
+    seconds: float
+    timed_out: bool = False
+    output_too_large: bool = False
+
+    @property
+    def killed(self) -> bool:
+        """True when the run was stopped here (time limit or output cap), not ended by the program."""
+        return self.timed_out or self.output_too_large
+
+    @property
+    def stdout_text(self) -> str:
+        """Standard output decoded as UTF-8 (undecodable bytes replaced)."""
+        return self.stdout.decode("utf-8", errors="replace")
+
+    @property
+    def ending(self) -> str:
+        """How the program ended: 'exit code 3' or 'killed by SIGSEGV'."""
+        return ending(self.exit_code)
+
+    @property
+    def last_error_line(self) -> str:
+        """The last non-empty line of standard error, shortened, or 'no error output'."""
+        return last_line(self.stderr_tail)
+
+
+def ending(code: int) -> str:
+    """How a process ended, from its return code: 'exit code 3' or 'killed by SIGSEGV'."""
+    if code >= 0:
+        return f"exit code {code}"
+    try:
+        return f"killed by {signal.Signals(-code).name}"
+    except ValueError:
+        return f"killed by signal {-code}"
+
+
+def last_line(text: str) -> str:
+    """The last non-empty line of a text, shortened to 200 characters, or 'no error output'."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return "no error output"
+    line = lines[-1]
+    return line if len(line) <= 200 else line[:197] + "..."
+
+
+def _kill_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill the process and every process of its group (it leads a session of its own)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        process.kill()
+
+
+def _has_ended(process: subprocess.Popen[bytes]) -> bool:
+    """Whether the program has ended; it is not reaped, so its group id stays reserved for the kill."""
+    if process.returncode is not None:
+        return True
+    if hasattr(os, "waitid"):
+        try:
+            return os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:
+            return True
+    return process.poll() is not None
+
+
+class _Pipes:
+    """The reading and writing side of one run: stdin fed in pieces, stdout capped, stderr's tail kept."""
+
+    def __init__(self, process: subprocess.Popen[bytes], stdin: bytes | None, max_output: int) -> None:
+        self.process = process
+        self.selector = selectors.DefaultSelector()
+        self.stdin = stdin or b""
+        self.written = 0
+        self.stdout = bytearray()
+        self.stderr = bytearray()
+        self.max_output = max_output
+        self.too_large = False
+        if process.stdin is not None:
+            if self.stdin:
+                os.set_blocking(process.stdin.fileno(), False)
+                self.selector.register(process.stdin, selectors.EVENT_WRITE)
+            else:
+                process.stdin.close()
+        for pipe in (process.stdout, process.stderr):
+            assert pipe is not None  # both are pipes, by run_program
+            self.selector.register(pipe, selectors.EVENT_READ)
+
+    @property
+    def open(self) -> bool:
+        """Whether any pipe is still being read or written."""
+        return bool(self.selector.get_map())
+
+    def _close(self, pipe: Any) -> None:
+        """Stop watching a pipe and close it."""
+        self.selector.unregister(pipe)
+        with contextlib.suppress(OSError):
+            pipe.close()
+
+    def pump(self, seconds: float) -> None:
+        """Move what is ready within ``seconds``: feed stdin, read stdout (up to the cap) and stderr."""
+        process = self.process
+        for key, _ in self.selector.select(seconds):
+            pipe = key.fileobj
+            if pipe is process.stdin:
+                try:
+                    self.written += os.write(key.fd, self.stdin[self.written : self.written + _PIECE])
+                except BlockingIOError:
+                    continue
+                except (BrokenPipeError, ConnectionResetError):
+                    self.written = len(self.stdin)  # the program does not read its input: fine
+                if self.written >= len(self.stdin):
+                    self._close(pipe)
+                continue
+            piece = os.read(key.fd, _PIECE)
+            if not piece:
+                self._close(pipe)
+            elif pipe is process.stdout:
+                self.stdout += piece
+                if len(self.stdout) > self.max_output:
+                    del self.stdout[self.max_output :]
+                    self.too_large = True
+                    return
+            else:
+                self.stderr += piece
+                if len(self.stderr) > 2 * _STDERR_TAIL:
+                    del self.stderr[:-_STDERR_TAIL]
+
+    def close(self) -> None:
+        """Stop reading and writing: close every pipe still open."""
+        for key in list(self.selector.get_map().values()):
+            self._close(key.fileobj)
+        self.selector.close()
+
+
+def run_program(
+    argv: Sequence[str],
+    stdin: bytes | str | None = None,
+    timeout: float | None = None,
+    *,
+    max_output: int = DEFAULT_MAX_OUTPUT,
+) -> ProgramRun:
+    """Run a program (never a shell) with ``stdin`` as its input; wait at most ``timeout`` seconds.
+
+    ``argv[0]`` is looked up on PATH.  ``stdin=None`` gives the program no input (``/dev/null``);
+    ``timeout`` None or ``inf`` means no limit.  At the time limit, or when standard output passes
+    ``max_output`` bytes (64 MiB by default), the program's whole process group is killed and the
+    run says ``timed_out`` or ``output_too_large``.  On KeyboardInterrupt the group is killed and
+    the interrupt raised again.  Raises ProgramStartError when the program is missing or cannot start.
+    """
+    words = [os.fspath(word) for word in argv]
+    if not words:
+        raise ValueError("run_program needs a program to run")
+    deadline = Deadline(timeout)
+    executable = shutil.which(words[0])
+    if executable is None:
+        raise ProgramStartError(words[0], "not found")
+    data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
+    start = time.monotonic()
+    try:
+        process = subprocess.Popen(
+            [executable, *words[1:]],
+            stdin=subprocess.DEVNULL if data is None else subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its own process group, killed whole
+        )
+    except OSError as error:
+        raise ProgramStartError(words[0], f"could not be started: {error.strerror or error}") from None
+    pipes = _Pipes(process, data, max_output)
+    timed_out = False
+    try:
+        ended_at: float | None = None
+        while pipes.open and not pipes.too_large:
+            remaining = deadline.remaining()
+            if remaining == 0.0:
+                timed_out = True
+                break
+            if ended_at is None and _has_ended(process):
+                ended_at = time.monotonic()
+            elif ended_at is not None and time.monotonic() - ended_at > EXIT_GRACE:
+                break  # what still holds the pipes escaped the group; the program has answered
+            pipes.pump(_POLL if remaining is None else min(remaining, _POLL))
+        if not pipes.too_large and not timed_out:
+            try:
+                process.wait(deadline.remaining())
+            except subprocess.TimeoutExpired:
+                timed_out = True
+    finally:
+        # Ends the program at the limit or cap, on an interrupt, and whatever it left behind.
+        _kill_group(process)
+        pipes.close()
+        process.wait()
+    return ProgramRun(
+        tuple(words),
+        process.returncode,
+        bytes(pipes.stdout),
+        pipes.stderr[-_STDERR_TAIL:].decode("utf-8", errors="replace"),
+        time.monotonic() - start,
+        timed_out,
+        pipes.too_large,
+    )

@@ -86,7 +86,9 @@ def renderers() -> dict[str, Callable[[], str]]:
         return json.dumps(grid_to_json(grid), indent=1) + "\n"
 
     def cnf(grid: Grid, encoding: str, amo: str = "pairwise") -> str:
-        return dimacs_text(encode_cnf(grid, encoding, amo))
+        model = encode_cnf(grid, encoding, amo)
+        blocks = [block for family in model.families for block in family.blocks]
+        return dimacs_text(blocks, model.n_vars, model.comments())
 
     def dlx(grid: Grid) -> str:
         return export_dlx(build_exact_cover(grid))

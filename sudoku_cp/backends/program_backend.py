@@ -6,13 +6,13 @@ variables only), so it suits small counts; the time limit covers all runs togeth
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ..cnf.sudoku import AmoEncoding, CnfEncoding, encode_cnf
 from ..cnf.varmap import DecodeError
 from ..grid import Grid
+from ..limits import Deadline
+from ..outcome import REASON_TIME_LIMIT
 from .base import BackendError, SearchResult, checked_solutions
 from .program import SolverProgramError, run_solver_program
 
@@ -41,45 +41,51 @@ class ProgramBackend:
         One more run proves there are no more.
         """
         n = puzzle.n
-        deadline = None if time_limit is None else time.monotonic() + time_limit
+        deadline = Deadline(time_limit)
         cnf = encode_cnf(puzzle, self.encoding, self.amo)
         empty = np.zeros((0, n, n), np.int16)
         if cnf.contradiction:
             return SearchResult(empty, True)
-        clauses = list(cnf.clauses())
+        # The clause blocks as they are (the writer takes them whole); one blocking clause per solution.
+        clauses: list[np.ndarray] = [block for family in cnf.families for block in family.blocks]
         comments = cnf.comments()
         found: list[np.ndarray] = []
-        complete = timed_out = False
+        complete = False
+        reason: str | None = None
         while len(found) < limit:
-            remaining = None if deadline is None else deadline - time.monotonic()
-            if remaining is not None and remaining <= 0:
-                timed_out = True
+            if deadline.expired():
+                reason = REASON_TIME_LIMIT
                 break
             try:
                 answer = run_solver_program(
-                    self.command, clauses, cnf.n_vars, time_limit=remaining, comments=comments
+                    self.command, clauses, cnf.n_vars, time_limit=deadline.remaining(), comments=comments
                 )
             except SolverProgramError as error:
                 raise BackendError(str(error)) from None
             if answer.satisfiable is None:
-                timed_out = True
+                reason = answer.reason or f"solver program {self.command!r} answered UNKNOWN"
                 break
             if not answer.satisfiable:
                 complete = True
                 break
-            assert answer.model is not None
+            if answer.model is None:  # parse_solver_output gives a model with every SAT answer
+                raise BackendError(f"solver program {self.command!r} said SAT without a model")
             try:
                 values = cnf.varmap.decode(answer.model)
             except DecodeError as error:
                 raise BackendError(f"solver program {self.command!r} gave a bad model: {error}") from None
             found.append(values)
-            block = (-cnf.varmap.solution_literals(values)).tolist()
-            if not block:
+            block = -cnf.varmap.solution_literals(values)
+            if not block.size:
                 complete = True
                 break
-            clauses.append(block)
+            clauses.append(block.reshape(1, -1))
         stack = checked_solutions(puzzle, np.stack(found) if found else empty, self.name)
         count = len(stack)
         return SearchResult(
-            stack if keep else stack[:0], complete, timed_out, count, {"runs": count + complete}
+            stack if keep else stack[:0],
+            complete,
+            count=count,
+            stats={"runs": count + complete},
+            reason=reason,
         )

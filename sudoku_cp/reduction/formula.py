@@ -4,23 +4,9 @@ Glossary: a *literal* is a nonzero integer, ``v`` for variable v true and ``-v``
 (DIMACS convention, variables 1..num_vars); a *clause* is a tuple of literals; an *assignment*
 is a sequence of booleans with ``assignment[v - 1]`` the value of variable v.
 
-DIMACS reading (``parse_dimacs``), decisions for the cases real files contain:
-
-* lines starting with ``c`` are comments wherever they occur; blank lines are skipped;
-* the header is ``p cnf <vars> <clauses>`` with any white space between the fields; it must
-  come before the first clause and appear once;
-* a line starting with ``%`` ends the formula (the SATLIB tail ``%`` then a lone ``0`` would
-  otherwise read as an empty clause);
-* clauses are literal sequences ended by ``0``; they may span lines, and a line may hold
-  several;
-* a literal repeated in a clause is kept once; a clause holding ``v`` and ``-v`` is always
-  true and is dropped (it still counts towards the header's clause count); an empty clause
-  (a lone ``0``) is kept, so the formula is unsatisfiable;
-* variables that occur in no clause still count: ``num_vars`` is the header's number;
-* errors (``ParseError`` with line and column): no header, a malformed or repeated header, a
-  token that is not an integer, a literal beyond the declared variables, a last clause with
-  no terminating ``0`` (likely a truncated file, so it is not guessed), and a clause count
-  different from the header's.
+DIMACS text is read by ``parse_dimacs`` and written by ``Formula.to_dimacs``, both through
+``sudoku_cp.cnf.dimacs`` (its docstring lists every case the reader accepts and every error it
+names): a repeated literal is kept once, a tautology is dropped, an empty clause is kept.
 
 3-SAT splitting (``to_3sat``): a clause (l1 l2 ... lm) with m > 3 becomes the chain
 (l1 l2 y1) (-y1 l3 y2) ... (-y(m-3) l(m-1) lm) of m - 2 clauses over m - 3 fresh variables,
@@ -35,7 +21,6 @@ their numbers: a model of the result truncated to ``num_vars`` values satisfies 
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -44,7 +29,8 @@ from pysat.formula import CNF
 from pysat.solvers import Solver
 
 from ..backends.pysat_backend import DEFAULT_SOLVER
-from ..formats import ParseError
+from ..cnf.dimacs import dimacs_text, normalize_clause, read_dimacs
+from ..errors import SudokuCpError
 from ..limits import Deadline, solve_limited
 
 __all__ = [
@@ -56,11 +42,8 @@ __all__ = [
     "to_3sat",
 ]
 
-_TOKEN = re.compile(r"\S+")
-_INTEGER = re.compile(r"[+-]?\d+")
 
-
-class FormulaCheckError(RuntimeError):
+class FormulaCheckError(SudokuCpError, RuntimeError):
     """A solver's model that does not satisfy the formula it was given (a solver bug, never expected)."""
 
 
@@ -137,102 +120,13 @@ class Formula:
 
     def to_dimacs(self, comments: Iterable[str] = ()) -> str:
         """DIMACS text: ``c`` comment lines, the header, one clause per line."""
-        lines = [f"c {comment}".rstrip() for comment in comments]
-        lines.append(f"p cnf {self.num_vars} {self.num_clauses}")
-        lines.extend(" ".join([*map(str, clause), "0"]) for clause in self.clauses)
-        return "\n".join(lines) + "\n"
-
-
-def normalize_clause(literals: Iterable[int]) -> tuple[int, ...] | None:
-    """Literals in first-seen order without repeats, or None for a tautology (v and -v both present)."""
-    seen: dict[int, None] = {}
-    for lit in literals:
-        if -lit in seen:
-            return None
-        seen[lit] = None
-    return tuple(seen)
-
-
-def _header(fields: list[re.Match[str]], line_number: int) -> tuple[int, int]:
-    """Variable and clause counts of a 'p cnf V C' line; ParseError naming the bad field."""
-    texts = [field.group() for field in fields]
-    if len(texts) < 2 or texts[1] != "cnf":
-        column = fields[1].start() + 1 if len(fields) > 1 else fields[0].end() + 1
-        raise ParseError("header must read 'p cnf <variables> <clauses>'", line_number, column)
-    if len(texts) != 4:
-        column = fields[4].start() + 1 if len(fields) > 4 else fields[-1].end() + 1
-        raise ParseError(
-            f"header must have 4 fields 'p cnf <variables> <clauses>', found {len(texts)}",
-            line_number,
-            column,
-        )
-    counts = []
-    for field, what in zip(fields[2:], ("variables", "clauses"), strict=True):
-        if not field.group().isdigit():
-            raise ParseError(
-                f"header: number of {what} must be a nonnegative integer, not {field.group()!r}",
-                line_number,
-                field.start() + 1,
-            )
-        counts.append(int(field.group()))
-    return counts[0], counts[1]
+        return dimacs_text(self.clauses, self.num_vars, comments)
 
 
 def parse_dimacs(text: str) -> Formula:
-    """Read DIMACS CNF text (see the module docstring for every case); ParseError with line and column."""
-    header: tuple[int, int] | None = None
-    header_line = 0
-    clauses: list[tuple[int, ...]] = []
-    read = 0  # clauses read, tautologies included
-    current: list[int] = []
-    current_line = 0
-    for line_number, line in enumerate(text.splitlines(), start=1):
-        fields = list(_TOKEN.finditer(line))
-        if not fields:
-            continue
-        first = fields[0].group()
-        if first.startswith("c"):
-            continue
-        if first.startswith("%"):
-            break
-        if first == "p":
-            if header is not None:
-                raise ParseError(
-                    f"second header (the first is on line {header_line})", line_number, fields[0].start() + 1
-                )
-            header, header_line = _header(fields, line_number), line_number
-            continue
-        if header is None:
-            raise ParseError("clause before the 'p cnf' header", line_number, fields[0].start() + 1)
-        num_vars = header[0]
-        for field in fields:
-            token = field.group()
-            if not _INTEGER.fullmatch(token):
-                raise ParseError(f"literal must be an integer, not {token!r}", line_number, field.start() + 1)
-            lit = int(token)
-            if lit == 0:
-                read += 1
-                clause = normalize_clause(current)
-                if clause is not None:
-                    clauses.append(clause)
-                current = []
-                continue
-            if abs(lit) > num_vars:
-                raise ParseError(
-                    f"literal {lit} is beyond the {num_vars} variables of the header",
-                    line_number,
-                    field.start() + 1,
-                )
-            if not current:
-                current_line = line_number
-            current.append(lit)
-    if header is None:
-        raise ParseError("no 'p cnf <variables> <clauses>' header", 1)
-    if current:
-        raise ParseError("last clause has no terminating 0 (truncated file?)", current_line)
-    if read != header[1]:
-        raise ParseError(f"header declares {header[1]} clauses but {read} were read", header_line)
-    return Formula(header[0], tuple(clauses))
+    """Read DIMACS CNF text (see ``sudoku_cp.cnf.dimacs.read_dimacs``); ParseError with line and column."""
+    cnf = read_dimacs(text)
+    return Formula(cnf.n_vars, cnf.clauses)
 
 
 def to_3sat(formula: Formula) -> Formula:

@@ -15,7 +15,7 @@ from conftest import DATA, read_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import sudoku_cp.audit as audit_module
+import sudoku_cp.audit.solvers as audit_module
 from sudoku_cp.audit import (
     Answer,
     AnswerFileSolver,

@@ -1,0 +1,289 @@
+"""The solvers an audit runs: registry backends, external programs, and answer files.
+
+* ``BackendSolver``: a backend of the registry, run in this process with the time limit passed on
+  and a seed per run, or isolated in a worker process that is killed when it ignores its limit;
+* ``ProgramSolver``: an external program that reads one puzzle line and prints one answer line
+  (``answers.parse_answer``), run by ``sudoku_cp.process.run_program``: killed with its whole
+  process group at the time limit or when its output passes the cap;
+* ``AnswerFileSolver``: answers produced elsewhere, one line per puzzle.
+
+The slack a solver gets past its time limit is set here too: an in-process answer later than
+``_LATE_FACTOR`` times the limit plus ``_LATE_GRACE`` seconds counts as a timeout (``answered_late``),
+and an isolated backend still busy at ``_KILL_FACTOR`` times the limit plus ``_KILL_GRACE`` is killed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import re
+import signal
+import time
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any, Protocol
+
+import numpy as np
+
+from ..backends.base import BackendError
+from ..backends.registry import make_backend
+from ..formats import format_line
+from ..generate import blank_cells, random_solution
+from ..geometry import Geometry
+from ..grid import Grid
+from ..process import DEFAULT_MAX_OUTPUT, CommandError, ProgramStartError, ending, run_program, split_command
+from .answers import Answer, AuditError, Claim, Verdict, parse_answer
+from .judge import answer_from_search
+
+__all__ = [
+    "AnswerFileSolver",
+    "BOX_PLACEHOLDER",
+    "BackendSolver",
+    "PLACEHOLDER",
+    "ProgramSolver",
+    "SEED_PLACEHOLDER",
+    "Solver",
+    "answered_late",
+]
+
+PLACEHOLDER = "{}"
+SEED_PLACEHOLDER = "{seed}"
+BOX_PLACEHOLDER = "{box}"
+# base.checked_solutions raises BackendError with these words when a backend's own answer fails
+# the checker: that is a wrong answer the backend caught itself, not a crash.
+_SELF_CHECK = re.compile(r"returned a wrong solution|returned the same solution twice")
+_LATE_FACTOR, _LATE_GRACE = 1.2, 0.5  # an in-process answer later than this is counted as a timeout
+_WARM_SECONDS = 120.0  # limit of the untimed warm-up search (compilation included)
+_KILL_FACTOR, _KILL_GRACE = 1.5, 2.0  # an isolated backend still busy this long is killed
+
+
+def answered_late(seconds: float, time_limit: float | None) -> bool:
+    """Whether an answer took so much longer than the time limit that it counts as a timeout."""
+    return time_limit is not None and seconds > time_limit * _LATE_FACTOR + _LATE_GRACE
+
+
+class Solver(Protocol):
+    """Anything the audit can run: a name, whether runs differ, and one answer per call."""
+
+    name: str
+    repeatable: bool  # False when every run would give the same answer (an answer file)
+
+    def answer(self, puzzle: Grid, index: int, seed: int, time_limit: float | None, unique: bool) -> Answer:
+        """Answer puzzle number ``index`` (0-based) of the corpus."""
+        ...
+
+    def close(self) -> None:
+        """Release what the solver holds (a worker process); it may be used again after."""
+        ...
+
+
+def _warm_up(spec: str, options: dict[str, Any], geometry: Geometry) -> None:
+    """Solve an easy puzzle of this shape once, untimed, so compilation is not in the first run."""
+    rng = np.random.default_rng(0)
+    easy = blank_cells(random_solution(geometry, rng), 0.25, rng)
+    with contextlib.suppress(Exception):  # a broken backend shows up in the timed runs
+        make_backend(spec, **options).search(easy, 1, _WARM_SECONDS)
+
+
+def _backend_answer(
+    spec: str, options: dict[str, Any], puzzle: Grid, seed: int, limit: int, time_limit: float | None
+) -> Answer:
+    """One search by a fresh backend; a raised error is a crash (or a self-caught wrong answer)."""
+    start = time.perf_counter()
+    try:
+        engine = make_backend(spec, **{**options, "seed": seed})
+        found = engine.search(puzzle, limit, time_limit)
+    except BackendError as error:
+        seconds = time.perf_counter() - start
+        if _SELF_CHECK.search(str(error)):
+            return Answer(Claim.SOLVED, failure=Verdict.WRONG, detail=str(error), seconds=seconds)
+        return Answer(Claim.NONE, failure=Verdict.CRASH, detail=str(error), seconds=seconds)
+    except Exception as error:  # an audited solver's bug is counted, and the batch goes on
+        seconds = time.perf_counter() - start
+        detail = f"{type(error).__name__}: {error}"
+        return Answer(Claim.NONE, failure=Verdict.CRASH, detail=detail, seconds=seconds)
+    return answer_from_search(puzzle, found, limit, time.perf_counter() - start)
+
+
+def _serve(conn: Connection, spec: str, options: dict[str, Any]) -> None:
+    """The worker process of an isolated backend: warm-ups and runs, until the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends this process
+    while True:
+        try:
+            task = conn.recv()
+        except EOFError:
+            return
+        # Grids travel as plain numbers and are rebuilt here: an unpickled Grid would skip its
+        # checks and read-only flags, and numba would compile the backend again for it.
+        kind, p, q, values, *rest = task
+        geometry = Geometry(p, q)
+        if kind == "warm":
+            _warm_up(spec, options, geometry)
+            conn.send(None)
+        else:
+            conn.send(_backend_answer(spec, options, Grid(geometry, values), *rest))
+
+
+class BackendSolver:
+    """A registry backend, made afresh for every run with that run's seed.
+
+    With ``isolate`` the backend runs in a worker process: one that ignores its time limit is
+    killed (a timeout), one that dies (a segfault in native code) is a crash, and the next run
+    gets a fresh worker.  Without it the backend runs here and must honour its time limit.
+    """
+
+    repeatable = True
+
+    def __init__(self, spec: str, *, isolate: bool = False, **options: Any) -> None:
+        make_backend(spec, **options)  # BackendError now for an unknown name
+        self.spec = spec
+        self.name = spec
+        self.options = options
+        self.isolate = isolate
+        self._warm: set[Geometry] = set()
+        self._worker: BaseProcess | None = None
+        self._conn: Connection | None = None
+
+    def answer(self, puzzle: Grid, index: int, seed: int, time_limit: float | None, unique: bool) -> Answer:
+        """Search with limit 1 (2 with ``unique``)."""
+        limit = 2 if unique else 1
+        if not self.isolate:
+            if puzzle.geometry not in self._warm:
+                self._warm.add(puzzle.geometry)
+                _warm_up(self.spec, self.options, puzzle.geometry)
+            return _backend_answer(self.spec, self.options, puzzle, seed, limit, time_limit)
+        if puzzle.geometry not in self._warm:
+            self._warm.add(puzzle.geometry)
+            self._call(("warm", puzzle.geometry.p, puzzle.geometry.q, None), _WARM_SECONDS)
+        deadline = None if time_limit is None else time_limit * _KILL_FACTOR + _KILL_GRACE
+        start = time.perf_counter()
+        g = puzzle.geometry
+        reply = self._call(("run", g.p, g.q, puzzle.values, seed, limit, time_limit), deadline)
+        if isinstance(reply, Answer):
+            return reply
+        seconds = time.perf_counter() - start
+        if reply == "killed":
+            detail = f"killed after {seconds:.2f} s: the backend ignored its {time_limit:g} s time limit"
+            return Answer(Claim.NONE, failure=Verdict.TIMEOUT, detail=detail, seconds=seconds)
+        return Answer(
+            Claim.NONE, failure=Verdict.CRASH, detail=f"the backend's process {reply}", seconds=seconds
+        )
+
+    def _call(self, task: tuple[Any, ...], deadline: float | None) -> Answer | str | None:
+        """Send a task to the worker (started if needed); its reply, 'killed', or how it died."""
+        if self._conn is None or self._worker is None:
+            context = multiprocessing.get_context("fork")
+            self._conn, child = context.Pipe()
+            self._worker = context.Process(target=_serve, args=(child, self.spec, self.options), daemon=True)
+            self._worker.start()
+            child.close()
+        conn, worker = self._conn, self._worker
+        try:
+            conn.send(task)
+            if conn.poll(deadline):
+                reply: Answer | None = conn.recv()
+                return reply
+        except (EOFError, BrokenPipeError, ConnectionResetError):
+            pass
+        else:
+            self.close()
+            return "killed"
+        worker.join(5.0)
+        code = worker.exitcode
+        self.close()
+        return _died(code)
+
+    def close(self) -> None:
+        """End the worker process, if any (the next run starts a fresh one, warmed up again)."""
+        if self._worker is not None:
+            if self._worker.is_alive():
+                self._worker.kill()
+            self._worker.join()
+        if self._conn is not None:
+            self._conn.close()
+        self._worker, self._conn = None, None
+        if self.isolate:
+            self._warm.clear()
+
+
+def _died(code: int | None) -> str:
+    """'died (killed by SIGSEGV)' for a worker process that ended, or that it stopped answering."""
+    return "stopped answering" if code is None else f"died ({ending(code)})"
+
+
+class ProgramSolver:
+    """An external program: the puzzle line on stdin (or in place of ``{}`` in the command).
+
+    ``{seed}`` in the command is replaced by the run's seed, ``{box}`` by the box shape (``2x3``).
+    Exit status nonzero is a crash; at the time limit the program's process group is killed and
+    the run is a timeout.
+    """
+
+    repeatable = True
+
+    def __init__(self, command: str) -> None:
+        try:
+            words = split_command(command, "solver command")
+        except CommandError as error:
+            raise AuditError(str(error)) from None
+        self.words = words
+        self.command = command
+        # Named by the command with directories dropped ('python correct.py'), as tables show it.
+        self.name = " ".join(os.path.basename(word) if os.sep in word else word for word in words)
+        self.in_argument = any(PLACEHOLDER in word for word in words)
+
+    def answer(self, puzzle: Grid, index: int, seed: int, time_limit: float | None, unique: bool) -> Answer:
+        """Run the program once on ``puzzle`` and read its answer."""
+        text = format_line(puzzle)
+        fill = {PLACEHOLDER: text, SEED_PLACEHOLDER: str(seed), BOX_PLACEHOLDER: puzzle.geometry.box_label}
+        argv = []
+        for word in self.words:
+            for key, value in fill.items():
+                word = word.replace(key, value)
+            argv.append(word)
+        name = argv[0]
+        try:
+            run = run_program(argv, None if self.in_argument else text + "\n", time_limit)
+        except ProgramStartError as error:
+            return Answer(Claim.NONE, failure=Verdict.CRASH, detail=f"solver program {name!r} {error.reason}")
+        if run.timed_out:
+            detail = f"killed at the time limit ({run.seconds:.2f} s)"
+            return Answer(Claim.NONE, failure=Verdict.TIMEOUT, detail=detail, seconds=run.seconds)
+        if run.output_too_large:
+            detail = f"killed after writing more than {DEFAULT_MAX_OUTPUT >> 20} MiB of output"
+            return Answer(Claim.NONE, failure=Verdict.CRASH, detail=detail, seconds=run.seconds)
+        if run.exit_code != 0:
+            detail = f"{run.ending}: {run.last_error_line}"
+            return Answer(Claim.NONE, failure=Verdict.CRASH, detail=detail, seconds=run.seconds)
+        answer = parse_answer(run.stdout_text, puzzle)
+        detail = answer.detail
+        if answer.failure is not None and run.stderr_tail.strip():
+            detail += f" (stderr: {run.last_error_line})"
+        return Answer(answer.claim, answer.solutions, answer.failure, detail, run.seconds)
+
+    def close(self) -> None:
+        """Nothing to release: every run is its own process."""
+
+
+class AnswerFileSolver:
+    """Answers produced elsewhere: (line number, answer text) per puzzle, from ``read_answer_lines``."""
+
+    repeatable = False
+
+    def __init__(self, name: str, lines: Sequence[tuple[int, str]]) -> None:
+        self.name = name
+        self.lines = list(lines)
+
+    def answer(self, puzzle: Grid, index: int, seed: int, time_limit: float | None, unique: bool) -> Answer:
+        """The answer on the file's line for puzzle ``index``; problems name that line."""
+        number, text = self.lines[index]
+        answer = parse_answer(text, puzzle)
+        if answer.failure is not None or answer.claim is Claim.UNKNOWN:
+            where = f"answer file line {number}: {answer.detail}"
+            return Answer(answer.claim, answer.solutions, answer.failure, where)
+        return answer
+
+    def close(self) -> None:
+        """Nothing to release."""

@@ -3,8 +3,7 @@ labelled, its cells of S coloured by role, the fill in grey and the Theorem 6.2 
 
 from __future__ import annotations
 
-from xml.sax.saxutils import escape
-
+from ..svg import THICK, THIN, GridPicture
 from .construction import Reduction
 
 __all__ = ["reduction_svg"]
@@ -24,6 +23,49 @@ def _literal(lit: int) -> str:
     return f"x{lit}" if lit > 0 else f"\u00acx{-lit}"
 
 
+class _Layout:
+    """The reduction's picture: a grid picture with gadget boxes and cells drawn by role."""
+
+    def __init__(self, reduction: Reduction, title: str | None) -> None:
+        k, n = reduction.k, reduction.n
+        self.cell = max(4, min(36, 900 // n))
+        heading = title or (
+            f"{'Theorem 6.2' if reduction.nonempty else 'Theorem 6.1'}: "
+            f"{reduction.formula.num_clauses} clauses, {reduction.formula.num_vars} variables -> "
+            f"{n}x{n} grid, {k}x{k} boxes, |S| = {reduction.instance.size}"
+        )
+        self.picture = GridPicture(
+            n,
+            (k, k),
+            cell=self.cell,
+            margin=_MARGIN,
+            title=heading,
+            title_size=13,
+            header=20,
+            footer=56,
+            min_width=640,
+        )
+        self.k = k
+        self.drawn: set[tuple[int, int]] = set()
+
+    def box(self, band: int, stack: int, tint: str, label: str) -> None:
+        """A gadget's box, tinted, with a label in its corner when cells are large enough to read it."""
+        self.picture.fill_box(band, stack, tint)
+        if label and self.cell >= 8:
+            x, y = self.picture.box_corner(band, stack)
+            size = max(7, min(11, self.k * self.cell // 4))
+            self.picture.text(x + 2, y + size, label, size=size, colour="#374151", halo=True)
+
+    def dot(self, r: int, c: int, ink: str, filled: bool, note: str) -> None:
+        """A cell of S: a disc (filled) or a ring, with its role as tooltip."""
+        radius, title = self.cell * 0.32, f"R{r + 1}C{c + 1} {note}"
+        if filled:
+            self.picture.disc(r, c, ink, radius=radius, title=title)
+        else:
+            self.picture.ring(r, c, ink, radius=radius, width=max(1.0, self.cell / 10), title=title)
+        self.drawn.add((r, c))
+
+
 def reduction_svg(reduction: Reduction, *, title: str | None = None) -> str:
     """An SVG document of the reduction's grid: gadget boxes tinted and labelled, cells of S by role.
 
@@ -32,113 +74,55 @@ def reduction_svg(reduction: Reduction, *, title: str | None = None) -> str:
     green, fill cells grey; witness cells (Theorem 6.2) get a black outline.
     """
     layout = reduction.layout
-    k, n = reduction.k, reduction.n
-    cell = max(4, min(36, 900 // n))
-    side = n * cell
-    top = _MARGIN + 20
-    width = max(side + 2 * _MARGIN, 640)
-    height = top + side + 56
-    out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="sans-serif">',
-        f'<rect width="{width}" height="{height}" fill="white"/>',
-    ]
-    heading = title or (
-        f"{'Theorem 6.2' if reduction.nonempty else 'Theorem 6.1'}: "
-        f"{reduction.formula.num_clauses} clauses, {reduction.formula.num_vars} variables -> "
-        f"{n}x{n} grid, {k}x{k} boxes, |S| = {reduction.instance.size}"
-    )
-    out.append(f'<text x="{_MARGIN}" y="{_MARGIN}" font-size="13">{escape(heading)}</text>')
-
-    def box_rect(band: int, stack: int, colour: str, label: str) -> None:
-        x, y = _MARGIN + stack * k * cell, top + band * k * cell
-        out.append(f'<rect x="{x}" y="{y}" width="{k * cell}" height="{k * cell}" fill="{colour}"/>')
-        if label and cell >= 8:
-            size = max(7, min(11, k * cell // 4))
-            out.append(
-                f'<text x="{x + 2}" y="{y + size}" font-size="{size}" fill="#374151" stroke="white" '
-                f'stroke-width="3" paint-order="stroke">{escape(label)}</text>'
-            )
-
+    k = reduction.k
+    drawing = _Layout(reduction, title)
     for v in layout.variables:
         for i, (band, stack) in enumerate(v.blocks(k)):
-            box_rect(band, stack, _TINT["variable"], f"x{v.variable}" + (f".{i + 1}" if v.size > 1 else ""))
+            drawing.box(
+                band, stack, _TINT["variable"], f"x{v.variable}" + (f".{i + 1}" if v.size > 1 else "")
+            )
     for gadget in layout.clauses:
         blocks = gadget.blocks(k)
         for j, (band, stack) in enumerate(blocks[:-1]):
-            box_rect(band, stack, _TINT["clause"], f"C{gadget.clause + 1}:{_literal(gadget.literals[j])}")
-        box_rect(*blocks[-1], _TINT["clause"], f"C{gadget.clause + 1} end")
+            drawing.box(band, stack, _TINT["clause"], f"C{gadget.clause + 1}:{_literal(gadget.literals[j])}")
+        drawing.box(*blocks[-1], _TINT["clause"], f"C{gadget.clause + 1} end")
     for e in layout.equalities:
         for band, stack in e.blocks(k):
-            box_rect(band, stack, _TINT["equality"], f"x{e.variable}=")
+            drawing.box(band, stack, _TINT["equality"], f"x{e.variable}=")
+    drawing.picture.lines(thin=THIN if drawing.cell >= 8 else None, thick=THICK)
 
-    if cell >= 8:
-        for line in range(n + 1):
-            if line % k:
-                x, y = _MARGIN + line * cell, top + line * cell
-                out.append(f'<line x1="{_MARGIN}" y1="{y}" x2="{_MARGIN + side}" y2="{y}" stroke="#d1d5db"/>')
-                out.append(f'<line x1="{x}" y1="{top}" x2="{x}" y2="{top + side}" stroke="#d1d5db"/>')
-    for line in range(0, n + 1, k):
-        x, y = _MARGIN + line * cell, top + line * cell
-        out.append(
-            f'<line x1="{_MARGIN}" y1="{y}" x2="{_MARGIN + side}" y2="{y}" stroke="black" stroke-width="2"/>'
-        )
-        out.append(f'<line x1="{x}" y1="{top}" x2="{x}" y2="{top + side}" stroke="black" stroke-width="2"/>')
-
-    radius = cell * 0.32
-
-    def dot(r: int, c: int, ink: str, filled: bool, note: str) -> None:
-        cx, cy = _MARGIN + c * cell + cell / 2, top + r * cell + cell / 2
-        paint = (
-            f'fill="{ink}"' if filled else f'fill="white" stroke="{ink}" stroke-width="{max(1.0, cell / 10)}"'
-        )
-        out.append(
-            f'<circle cx="{cx}" cy="{cy}" r="{radius:.2f}" {paint}>'
-            f"<title>R{r + 1}C{c + 1} {escape(note)}</title></circle>"
-        )
-
-    drawn = set()
     for v in layout.variables:
         for cells, value in ((v.true_cells(), True), (v.false_cells(), False)):
             for r, c in cells.tolist():
-                if (r, c) not in drawn:
-                    dot(r, c, _INK["variable"], value, f"x{v.variable} {'true' if value else 'false'}")
-                    drawn.add((r, c))
+                if (r, c) not in drawing.drawn:
+                    drawing.dot(
+                        r, c, _INK["variable"], value, f"x{v.variable} {'true' if value else 'false'}"
+                    )
     for g in layout.clauses:
         for j, lit in enumerate(g.literals):
-            dot(
-                g.truth_row,
-                g.truth_column(j),
-                _INK["clause"],
-                True,
-                f"C{g.clause + 1} truth row, {_literal(lit)}",
-            )
+            note = f"C{g.clause + 1} truth row, {_literal(lit)}"
+            drawing.dot(g.truth_row, g.truth_column(j), _INK["clause"], True, note)
             for col in g.term_columns[j]:
-                dot(g.conflict_rows[j], col, _INK["clause"], False, f"C{g.clause + 1} conflict row {j + 1}")
-            dot(g.conflict_rows[j], g.terminal_column, _INK["terminal"], True, f"C{g.clause + 1} terminal")
-            drawn.update(
-                {(g.truth_row, g.truth_column(j)), (g.conflict_rows[j], g.terminal_column)}
-                | {(g.conflict_rows[j], col) for col in g.term_columns[j]}
+                drawing.dot(
+                    g.conflict_rows[j], col, _INK["clause"], False, f"C{g.clause + 1} conflict row {j + 1}"
+                )
+            drawing.dot(
+                g.conflict_rows[j], g.terminal_column, _INK["terminal"], True, f"C{g.clause + 1} terminal"
             )
     for e in layout.equalities:
         for r, c in e.cells().tolist():
-            dot(r, c, _INK["equality"], True, f"x{e.variable} equality")
-            drawn.add((r, c))
+            drawing.dot(r, c, _INK["equality"], True, f"x{e.variable} equality")
     for r, c in reduction.instance.cells():
-        if (r, c) not in drawn:
-            dot(r, c, _INK["fill"], True, "fill")
+        if (r, c) not in drawing.drawn:
+            drawing.dot(r, c, _INK["fill"], True, "fill")
+    width = max(1.0, drawing.cell / 8)
     for r, c in reduction.witness_cells:
-        x, y = _MARGIN + c * cell + 1, top + r * cell + 1
-        out.append(
-            f'<rect x="{x}" y="{y}" width="{cell - 2}" height="{cell - 2}" fill="none" stroke="black" '
-            f'stroke-width="{max(1.0, cell / 8)}"><title>witness R{r + 1}C{c + 1}</title></rect>'
-        )
-    legend = [
-        "blue: variable gadget (filled = true cell, ring = false cell); green: equality gadget",
-        "orange: clause gadget (filled = truth row, ring = conflict row); red: terminal; grey: fill"
-        + ("; outlined: witness cells" if reduction.witness_cells else ""),
-    ]
-    for i, text in enumerate(legend):
-        out.append(f'<text x="{_MARGIN}" y="{top + side + 18 + 14 * i}" font-size="10">{escape(text)}</text>')
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+        drawing.picture.outline(r, c, "black", inset=1, width=width, title=f"witness R{r + 1}C{c + 1}")
+    drawing.picture.legend(
+        [
+            "blue: variable gadget (filled = true cell, ring = false cell); green: equality gadget",
+            "orange: clause gadget (filled = truth row, ring = conflict row); red: terminal; grey: fill"
+            + ("; outlined: witness cells" if reduction.witness_cells else ""),
+        ]
+    )
+    return drawing.picture.svg()

@@ -21,29 +21,33 @@ Which branch of eq. 3 is greedy: standard ACS, and this module by default (``Q0R
 choose greedily when q < q0, so with q0 = 0.9 nine choices in ten are greedy.  The authors'
 published program chooses greedily when q > q0 (one in ten); ``Q0Rule.CODE`` reproduces that.
 
-The whole colony runs in numba with its own splitmix64 generator, in chunks of iterations
+The whole colony runs in numba, drawing from ``sudoku_cp.native.prng``, in chunks of iterations
 between which the Python driver checks the clock; chunk boundaries do not change the random
 stream, so one seed gives one result and one iteration count.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from enum import Enum
+from functools import partial
 
 import numba
 import numpy as np
 
 from ..grid import Grid
-from .chunks import ChunkBudget
+from ..limits import Deadline
+from .chunks import BUDGET, ChunkBudget
+from .prng import seed_state, uniform
 from .propagation import (
-    fix_and_propagate,
+    PropagationTables,
+    Scratch,
+    fix,
     fixed_count,
-    initial_masks,
     masks_to_values,
+    new_scratch,
     popcount,
-    propagate_masks,
+    propagate_grid,
     propagation_tables,
 )
 
@@ -51,7 +55,8 @@ __all__ = ["AcsParameters", "AcsResult", "Q0Rule", "acs_solve"]
 
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
-_SOLVED, _BUDGET, _EXHAUSTED = 0, 1, 2
+# Final statuses of the kernel (it also returns chunks.BUDGET).
+_SOLVED, _EXHAUSTED = 0, 1
 # Float-state slots and int-state slots of the kernel.
 _BEST_VALUE = 0
 _ITERATIONS, _CYCLES = 0, 1
@@ -124,19 +129,9 @@ class AcsResult:
 
 
 @numba.njit(cache=True, inline="always")
-def _next_random(rng: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
-    """splitmix64: advance the state in ``rng[0]`` and return 64 random bits."""
-    rng[0] += np.uint64(0x9E3779B97F4A7C15)
-    z = rng[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@numba.njit(cache=True, inline="always")
-def _uniform(rng: np.ndarray) -> float:  # pragma: no cover - compiled
-    """A uniform float in [0, 1) with 53 random bits."""
-    return float(_next_random(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+def _low_digit(m: np.uint64) -> int:  # pragma: no cover - compiled
+    """The 0-based digit of the lowest set bit of a nonzero mask."""
+    return popcount((m & (~m + _ONE)) - _ONE)
 
 
 @numba.njit(cache=True, inline="always")
@@ -144,32 +139,26 @@ def _choose(
     tau: np.ndarray, cell: int, mask: np.uint64, greedy: bool, rng: np.ndarray
 ) -> int:  # pragma: no cover - compiled
     """Index of the chosen value of an open cell: highest pheromone (eq. 1) or roulette (eq. 2)."""
-    if greedy:
-        best = -1
-        best_tau = -1.0
-        m = mask
-        while m != _ZERO:
-            bit = m & (~m + _ONE)
-            m &= ~bit
-            d = popcount(bit - _ONE)
-            if tau[cell, d] > best_tau:
-                best_tau = tau[cell, d]
-                best = d
-        return best
+    best = -1
+    best_tau = -1.0
     total = 0.0
     m = mask
     while m != _ZERO:
-        bit = m & (~m + _ONE)
-        m &= ~bit
-        total += tau[cell, popcount(bit - _ONE)]
-    threshold = _uniform(rng) * total
+        d = _low_digit(m)
+        m &= m - _ONE
+        total += tau[cell, d]
+        if tau[cell, d] > best_tau:
+            best_tau = tau[cell, d]
+            best = d
+    if greedy:
+        return best
+    threshold = uniform(rng) * total
     running = 0.0
     last = -1
     m = mask
     while m != _ZERO:
-        bit = m & (~m + _ONE)
-        m &= ~bit
-        last = popcount(bit - _ONE)
+        last = _low_digit(m)
+        m &= m - _ONE
         running += tau[cell, last]
         if running > threshold:
             return last
@@ -187,23 +176,18 @@ def _colony(
     istate: np.ndarray,
     rng: np.ndarray,
     solution: np.ndarray,
-    stack: np.ndarray,
-    unit_dirty: np.ndarray,
-    unit_stack: np.ndarray,
-    peers: np.ndarray,
-    units: np.ndarray,
-    cell_units: np.ndarray,
-    full: np.uint64,
+    work: Scratch,
+    tables: PropagationTables,
     q0: float,
     greedy_below: bool,
     rho: float,
     bve: float,
     xi: float,
     tau0: float,
-    budget: int,
     max_iterations: int,
+    budget: int,
 ) -> int:  # pragma: no cover - compiled
-    """Run at most ``budget`` colony iterations; return _SOLVED, _BUDGET or _EXHAUSTED."""
+    """Run at most ``budget`` colony iterations; return _SOLVED, BUDGET or _EXHAUSTED."""
     cells = root.shape[0]
     ants = ant_masks.shape[0]
     for _ in range(budget):
@@ -211,29 +195,17 @@ def _colony(
             return _EXHAUSTED
         for a in range(ants):
             ant_masks[a, :] = root
-            position[a] = min(int(_uniform(rng) * cells), cells - 1)
+            position[a] = min(int(uniform(rng) * cells), cells - 1)
         cycles = 0
         for _step in range(cells):
             for a in range(ants):
                 cell = position[a]
                 m = ant_masks[a, cell]
                 if (m & (m - _ONE)) != _ZERO:
-                    q = _uniform(rng)
+                    q = uniform(rng)
                     greedy = q < q0 if greedy_below else q > q0
                     d = _choose(tau, cell, m, greedy, rng)
-                    fix_and_propagate(
-                        ant_masks[a],
-                        cell,
-                        _ONE << np.uint64(d),
-                        stack,
-                        unit_dirty,
-                        unit_stack,
-                        peers,
-                        units,
-                        cell_units,
-                        full,
-                        False,
-                    )
+                    fix(ant_masks[a], cell, _ONE << np.uint64(d), work, tables, False)
                     tau[cell, d] = (1.0 - xi) * tau[cell, d] + xi * tau0
                     cycles += 1
                 position[a] = cell + 1 if cell + 1 < cells else 0
@@ -260,7 +232,7 @@ def _colony(
                 d = popcount(m - _ONE)
                 tau[cell, d] = (1.0 - rho) * tau[cell, d] + rho * best_value
         fstate[_BEST_VALUE] = best_value * (1.0 - bve)
-    return _BUDGET
+    return BUDGET
 
 
 def acs_solve(
@@ -273,15 +245,15 @@ def acs_solve(
     same iteration count, whatever the time limit (as long as it is not reached).
     """
     params = parameters or AcsParameters()
-    began = time.perf_counter()
+    deadline = Deadline(time_limit)
     n = puzzle.n
     cells = n * n
-    tables = propagation_tables(puzzle.geometry)
-    root = initial_masks(puzzle)
-    if not propagate_masks(root, tables.peers, tables.units, tables.cell_units, tables.full, True):
-        return AcsResult(None, True, False, 0, 0, time.perf_counter() - began)
+    start = propagate_grid(puzzle)
+    if start.contradiction:
+        return AcsResult(None, True, False, 0, 0, deadline.elapsed())
+    root = start.masks
     if fixed_count(root) == cells:
-        return AcsResult(masks_to_values(root, n), False, False, 0, 0, time.perf_counter() - began)
+        return AcsResult(masks_to_values(root, n), False, False, 0, 0, deadline.elapsed())
     tau0 = params.tau0 if params.tau0 is not None else 1.0 / cells
     tau = np.full((cells, n), tau0, dtype=np.float64)
     best_masks = np.zeros(cells, np.uint64)
@@ -289,49 +261,32 @@ def acs_solve(
     position = np.zeros(params.ants, np.int64)
     fstate = np.zeros(1, np.float64)
     istate = np.zeros(2, np.int64)
-    # Mix the seed once so nearby seeds start far apart in the splitmix64 sequence.
-    rng = np.array([(seed * 0xD1342543DE82EF95) & 0xFFFFFFFFFFFFFFFF], np.uint64)
     solution = np.zeros(cells, np.uint64)
-    stack = np.empty(cells, np.int64)
-    unit_dirty = np.zeros(3 * n, np.bool_)
-    unit_stack = np.empty(3 * n, np.int64)
     max_iterations = params.max_iterations if params.max_iterations is not None else np.iinfo(np.int64).max
-    clock = ChunkBudget(time_limit, 1, _MIN_BUDGET, _MAX_BUDGET, _CHUNK_SECONDS, began)
-    timed_out = False
-    while True:
-        budget = clock.start()
-        status = _colony(
-            root,
-            tau,
-            best_masks,
-            ant_masks,
-            position,
-            fstate,
-            istate,
-            rng,
-            solution,
-            stack,
-            unit_dirty,
-            unit_stack,
-            tables.peers,
-            tables.units,
-            tables.cell_units,
-            tables.full,
-            params.q0,
-            params.q0_rule is Q0Rule.PAPER,
-            params.rho,
-            params.bve,
-            params.xi,
-            tau0,
-            budget,
-            max_iterations,
-        )
-        if status != _BUDGET:
-            break
-        if clock.out_of_time():
-            timed_out = True
-            break
+    step = partial(
+        _colony,
+        root,
+        tau,
+        best_masks,
+        ant_masks,
+        position,
+        fstate,
+        istate,
+        seed_state(seed),
+        solution,
+        new_scratch(n),
+        propagation_tables(puzzle.geometry),
+        params.q0,
+        params.q0_rule is Q0Rule.PAPER,
+        params.rho,
+        params.bve,
+        params.xi,
+        tau0,
+        max_iterations,
+    )
+    clock = ChunkBudget(deadline, 1, _MIN_BUDGET, _MAX_BUDGET, _CHUNK_SECONDS)
+    status, timed_out = clock.run(step)
     grid = masks_to_values(solution, n) if status == _SOLVED else None
     return AcsResult(
-        grid, False, timed_out, int(istate[_ITERATIONS]), int(istate[_CYCLES]), time.perf_counter() - began
+        grid, False, timed_out, int(istate[_ITERATIONS]), int(istate[_CYCLES]), deadline.elapsed()
     )

@@ -14,15 +14,16 @@ like ``sudoku_cp.native.dlx``.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
+from functools import partial
 
 import numba
 import numpy as np
 
 from ..grid import Grid
-from .chunks import ChunkBudget
-from .propagation import fix_and_propagate, initial_masks, propagate_masks, propagation_tables
+from ..limits import Deadline
+from .chunks import BUDGET, FLUSH, ChunkBudget
+from .propagation import PropagationTables, Scratch, fix, new_scratch, propagate_grid, propagation_tables
 
 __all__ = ["BacktrackResult", "backtrack_search"]
 
@@ -30,10 +31,11 @@ __all__ = ["BacktrackResult", "backtrack_search"]
 _LEVEL, _MODE, _COUNT, _NODES, _NBUF = range(5)
 # Modes of the search loop.
 _ENTER, _TRY, _BACKTRACK = 0, 1, 2
-# Statuses returned by the kernel.
-_DONE, _LIMIT, _BUDGET, _FLUSH = 0, 1, 2, 3
+# Final statuses of the kernel (it also returns chunks.BUDGET and chunks.FLUSH).
+_DONE, _LIMIT = 0, 1
 
-_BUFFER_SOLUTIONS = 64
+# The output buffer holds this many cells (int16) of solutions between two flushes.
+_BUFFER_CELLS = 1 << 20
 _MIN_BUDGET, _MAX_BUDGET = 100, 20_000_000
 _CHUNK_SECONDS = 0.02
 _ONE = np.uint64(1)
@@ -62,17 +64,12 @@ def _search(
     branch_cell: np.ndarray,
     todo: np.ndarray,
     state: np.ndarray,
-    stack: np.ndarray,
-    unit_dirty: np.ndarray,
-    unit_stack: np.ndarray,
-    peers: np.ndarray,
-    units: np.ndarray,
-    cell_units: np.ndarray,
-    full: np.uint64,
+    work: Scratch,
+    tables: PropagationTables,
     limit: int,
-    budget: int,
     keep: bool,
     out: np.ndarray,
+    budget: int,
 ) -> int:  # pragma: no cover - compiled
     """Run the depth-first search from ``state`` for at most ``budget`` nodes; return a status."""
     cells = levels.shape[1]
@@ -103,7 +100,7 @@ def _search(
                         state[_LEVEL] = level
                         state[_MODE] = mode
                         state[_NODES] += spent
-                        return _FLUSH
+                        return FLUSH
                     for cell in range(cells):
                         m = masks[cell]
                         digit = 0
@@ -132,25 +129,13 @@ def _search(
                 state[_LEVEL] = level
                 state[_MODE] = mode
                 state[_NODES] += spent
-                return _BUDGET
+                return BUDGET
             spent += 1
             bit = rest & (~rest + _ONE)
             todo[level] = rest & ~bit
             child = levels[level + 1]
             child[:] = levels[level]
-            if fix_and_propagate(
-                child,
-                branch_cell[level],
-                bit,
-                stack,
-                unit_dirty,
-                unit_stack,
-                peers,
-                units,
-                cell_units,
-                full,
-                True,
-            ):
+            if fix(child, branch_cell[level], bit, work, tables, True):
                 level += 1
                 mode = _ENTER
         else:  # _BACKTRACK
@@ -173,13 +158,13 @@ def backtrack_search(
     """
     if limit < 1:
         raise ValueError("limit must be at least 1")
-    began = time.perf_counter()
+    deadline = Deadline(time_limit)
     n = puzzle.n
-    tables = propagation_tables(puzzle.geometry)
-    root = initial_masks(puzzle)
     empty = np.zeros((0, n, n), np.int16)
-    if not propagate_masks(root, tables.peers, tables.units, tables.cell_units, tables.full, True):
+    start = propagate_grid(puzzle)
+    if start.contradiction:
         return BacktrackResult(empty, 0, True, False, 1)
+    root = start.masks
     open_cells = int(np.count_nonzero(root & (root - np.uint64(1))))
     cells = n * n
     levels = np.empty((open_cells + 1, cells), np.uint64)
@@ -187,40 +172,18 @@ def backtrack_search(
     branch_cell = np.zeros(open_cells + 1, np.int64)
     todo = np.zeros(open_cells + 1, np.uint64)
     state = np.zeros(5, np.int64)
-    stack = np.empty(cells, np.int64)
-    unit_dirty = np.zeros(3 * n, np.bool_)
-    unit_stack = np.empty(3 * n, np.int64)
-    out = np.zeros((_BUFFER_SOLUTIONS if keep else 1, cells), np.int16)
     limit = min(int(limit), int(np.iinfo(np.int64).max))
+    out = np.zeros((max(1, min(limit, _BUFFER_CELLS // cells)) if keep else 1, cells), np.int16)
     found: list[np.ndarray] = []
-    clock = ChunkBudget(time_limit, 1_000, _MIN_BUDGET, _MAX_BUDGET, _CHUNK_SECONDS, began)
-    timed_out = False
-    while True:
-        budget = clock.start()
-        status = _search(
-            levels,
-            branch_cell,
-            todo,
-            state,
-            stack,
-            unit_dirty,
-            unit_stack,
-            tables.peers,
-            tables.units,
-            tables.cell_units,
-            tables.full,
-            limit,
-            budget,
-            keep,
-            out,
-        )
-        if keep and state[_NBUF]:
+
+    def drain() -> None:
+        if state[_NBUF]:
             found.append(out[: state[_NBUF]].copy())
             state[_NBUF] = 0
-        if status in (_DONE, _LIMIT):
-            break
-        if clock.out_of_time(resize=status == _BUDGET):
-            timed_out = True
-            break
+
+    tables = propagation_tables(puzzle.geometry)
+    step = partial(_search, levels, branch_cell, todo, state, new_scratch(n), tables, limit, keep, out)
+    clock = ChunkBudget(deadline, 1_000, _MIN_BUDGET, _MAX_BUDGET, _CHUNK_SECONDS)
+    status, timed_out = clock.run(step, drain if keep else None)
     solutions = np.concatenate(found).reshape(-1, n, n) if found else empty
     return BacktrackResult(solutions, int(state[_COUNT]), status == _DONE, timed_out, int(state[_NODES]))

@@ -2,48 +2,74 @@
 
 A numba search cannot watch the clock, so it runs in chunks of a work budget (nodes, iterations,
 climb steps) and returns; ``ChunkBudget`` sizes each chunk from the previous one's pace so that
-the time limit is checked about every ``seconds`` and never overshot by more than one chunk.
+the deadline is checked about every ``seconds`` and never overshot by more than one chunk, and
+``ChunkBudget.run`` is the one driver loop of every such search.
+
+A kernel tells the driver what to do by its status: ``BUDGET`` (the chunk's budget is spent) and
+``FLUSH`` (its output buffer is full; the driver empties it) ask to be called again, any status
+of 0 or more is the kernel's own final answer.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
-__all__ = ["ChunkBudget"]
+from ..limits import Deadline
+
+__all__ = ["BUDGET", "FLUSH", "ChunkBudget"]
+
+#: Kernel status: the chunk's budget is spent; call again to resume.
+BUDGET = -1
+#: Kernel status: the output buffer is full; empty it and call again to resume.
+FLUSH = -2
 
 
 @dataclass(slots=True)
 class ChunkBudget:
-    """The budget of the next chunk, and whether the time limit has passed."""
+    """The budget of the next chunk (between ``low`` and ``high``), and whether the deadline has passed."""
 
-    time_limit: float | None
+    deadline: Deadline
     budget: int
     low: int
     high: int
     seconds: float = 0.02
-    began: float = field(default_factory=time.perf_counter)
     chunk_began: float = 0.0
 
     def start(self) -> int:
         """Mark the start of a chunk and return its budget."""
-        self.chunk_began = time.perf_counter()
+        self.chunk_began = time.monotonic()
         return self.budget
 
     def out_of_time(self, resize: bool = True) -> bool:
-        """After a chunk: True once the time limit has passed; otherwise size the next chunk.
+        """After a chunk: True once the deadline has passed; otherwise size the next chunk.
 
         ``resize=False`` after a chunk that stopped early for another reason (a full output buffer),
         whose pace says nothing about the budget.
         """
-        now = time.perf_counter()
-        elapsed = now - self.began
-        if self.time_limit is not None and elapsed >= self.time_limit:
+        if self.deadline.expired():
             return True
         if resize:
             target = self.seconds
-            if self.time_limit is not None:
-                target = min(target, max(self.time_limit - elapsed, 1e-3))
-            scale = target / max(now - self.chunk_began, 1e-6)
+            left = self.deadline.remaining()
+            if left is not None:
+                target = min(target, max(left, 1e-3))
+            scale = target / max(time.monotonic() - self.chunk_began, 1e-6)
             self.budget = int(min(max(self.budget * min(scale, 4.0), self.low), self.high))
         return False
+
+    def run(self, step: Callable[[int], int], drain: Callable[[], object] | None = None) -> tuple[int, bool]:
+        """Call ``step(budget)`` until it returns a final status or the deadline passes.
+
+        ``drain`` runs after every chunk (to empty an output buffer).  Returns the last status and
+        whether the deadline stopped the search (then the status is ``BUDGET`` or ``FLUSH``).
+        """
+        while True:
+            status = step(self.start())
+            if drain is not None:
+                drain()
+            if status >= 0:
+                return status, False
+            if self.out_of_time(resize=status == BUDGET):
+                return status, True

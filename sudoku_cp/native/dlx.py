@@ -17,66 +17,215 @@ that test O(1) and lets the MRV scan stop at the first item with a single option
 from __future__ import annotations
 
 import itertools
-import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
+from typing import NamedTuple, overload
 
 import numba
 import numpy as np
 
-from .chunks import ChunkBudget
+from ..limits import Deadline
+from .chunks import BUDGET, FLUSH, ChunkBudget
 
-__all__ = ["ExactCoverResult", "solve_exact_cover"]
+__all__ = ["Covers", "ExactCoverResult", "solve_exact_cover"]
 
 # Indices into the state vector.
 _LEVEL, _MODE, _COUNT, _NODES, _NBUF, _ZEROS = range(6)
 # Modes of the search loop.
 _ENTER, _TRY, _BACKTRACK = 0, 1, 2
-# Statuses returned by the kernel.
-_DONE, _LIMIT, _BUDGET, _FLUSH = 0, 1, 2, 3
+# Final statuses of the kernel (it also returns chunks.BUDGET and chunks.FLUSH).
+_DONE, _LIMIT = 0, 1
 
-_BUFFER_SOLUTIONS = 256
+# The output buffer holds at most this many solutions and option indices between two flushes.
+_BUFFER_SOLUTIONS, _BUFFER_VALUES = 8192, 1 << 19
 _MIN_BUDGET, _MAX_BUDGET = 500, 50_000_000
 _CHUNK_SECONDS = 0.02
+
+
+class Links(NamedTuple):
+    """The dancing links, one int64 array each, passed to the kernel as one argument.
+
+    Node 0 is the root, nodes 1..n_items the item headers, then one node per entry of an option.
+    ``left``/``right`` link the headers of the items still to cover; ``up``/``down`` link every
+    node in its item's column; ``col`` is a node's item header and ``row`` its option (-1 for
+    headers); ``length[c]`` counts the options left in column c; the entries of option r are the
+    nodes ``start[r]`` to ``start[r + 1] - 1``.
+    """
+
+    left: np.ndarray
+    right: np.ndarray
+    up: np.ndarray
+    down: np.ndarray
+    col: np.ndarray
+    row: np.ndarray
+    length: np.ndarray
+    start: np.ndarray
+
+
+class Covers(Sequence[np.ndarray]):
+    """The exact covers found, stored end to end: cover i is ``options[starts[i]:starts[i + 1]]``.
+
+    A read-only sequence of int64 arrays of option indices, each ascending (views, not copies);
+    ``as_array()`` gives all covers as one 2-D array when they have the same size.
+    """
+
+    __slots__ = ("options", "starts")
+
+    def __init__(self, options: np.ndarray, starts: np.ndarray) -> None:
+        self.options = np.asarray(options, dtype=np.int64)
+        self.starts = np.asarray(starts, dtype=np.int64)
+        self.options.setflags(write=False)
+        self.starts.setflags(write=False)
+
+    @classmethod
+    def empty(cls) -> Covers:
+        """No cover at all."""
+        return cls(np.zeros(0, np.int64), np.zeros(1, np.int64))
+
+    def __len__(self) -> int:
+        return len(self.starts) - 1
+
+    @overload
+    def __getitem__(self, index: int) -> np.ndarray: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[np.ndarray]: ...
+
+    def __getitem__(self, index: int | slice) -> np.ndarray | list[np.ndarray]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        i = range(len(self))[index]  # IndexError and negative indices as for a list
+        return self.options[self.starts[i] : self.starts[i + 1]]
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        return (self.options[lo:hi] for lo, hi in zip(self.starts[:-1], self.starts[1:], strict=True))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(np.array_equal(a, b) for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Covers({len(self)} covers, {len(self.options)} options)"
+
+    def as_array(self) -> np.ndarray:
+        """The covers as one (count, size) int64 array; ValueError when their sizes differ."""
+        sizes = np.diff(self.starts)
+        if len(sizes) and (sizes != sizes[0]).any():
+            raise ValueError("the covers have different sizes")
+        return self.options.reshape(len(sizes), int(sizes[0]) if len(sizes) else 0)
 
 
 @dataclass(frozen=True, slots=True)
 class ExactCoverResult:
     """Outcome of an exact-cover search.
 
-    ``solutions``: sorted int64 arrays of chosen option indices (empty when ``keep=False``);
-    ``complete``: the search space was exhausted, so ``count`` is the exact number of solutions;
-    ``timed_out``: stopped by the time limit (then ``complete`` is False);
-    ``nodes``: search nodes visited; ``count``: solutions found.
+    ``solutions``: the covers found, each a sorted int64 array of option indices (a ``Covers``;
+    empty when ``keep=False``); ``complete``: the search space was exhausted, so ``count`` is the
+    exact number of solutions; ``timed_out``: stopped by the time limit (then ``complete`` is
+    False); ``nodes``: search nodes visited; ``count``: solutions found.
     """
 
-    solutions: list[np.ndarray]
+    solutions: Sequence[np.ndarray]
     complete: bool
     timed_out: bool
     nodes: int
     count: int
 
+    def solution_array(self) -> np.ndarray:
+        """The solutions as one (k, size) int64 array, when they all have the same size."""
+        if isinstance(self.solutions, Covers):
+            return self.solutions.as_array()
+        return np.array(self.solutions, dtype=np.int64).reshape(len(self.solutions), -1)
+
+
+@numba.njit(cache=True, inline="always")
+def _hide(j: int, links: Links, zeros: int) -> int:  # pragma: no cover - compiled
+    """Take node ``j`` out of its column; return the new count of active items with no option."""
+    up, down, col, length = links.up, links.down, links.col, links.length
+    down[up[j]] = down[j]
+    up[down[j]] = up[j]
+    length[col[j]] -= 1
+    if length[col[j]] == 0:
+        zeros += 1
+    return zeros
+
+
+@numba.njit(cache=True, inline="always")
+def _unhide(j: int, links: Links, zeros: int) -> int:  # pragma: no cover - compiled
+    """Put node ``j`` back into its column (undoes ``_hide``)."""
+    up, down, col, length = links.up, links.down, links.col, links.length
+    if length[col[j]] == 0:
+        zeros -= 1
+    length[col[j]] += 1
+    down[up[j]] = j
+    up[down[j]] = j
+    return zeros
+
+
+@numba.njit(cache=True, inline="always")
+def _cover(c: int, links: Links, zeros: int) -> int:  # pragma: no cover - compiled
+    """Cover item ``c``: unlink its header and hide every other entry of its options.
+
+    The other entries of the option of node i are visited from i rightwards, wrapping around.
+    """
+    left, right, down, row, start = links.left, links.right, links.down, links.row, links.start
+    right[left[c]] = right[c]
+    left[right[c]] = left[c]
+    if links.length[c] == 0:
+        zeros -= 1  # an item with no option left is no longer active
+    i = down[c]
+    while i != c:
+        r = row[i]
+        for j in range(i + 1, start[r + 1]):
+            zeros = _hide(j, links, zeros)
+        for j in range(start[r], i):
+            zeros = _hide(j, links, zeros)
+        i = down[i]
+    return zeros
+
+
+@numba.njit(cache=True, inline="always")
+def _uncover(c: int, links: Links, zeros: int) -> int:  # pragma: no cover - compiled
+    """Undo ``_cover(c)``, in exactly the reverse order."""
+    left, right, up, row, start = links.left, links.right, links.up, links.row, links.start
+    i = up[c]
+    while i != c:
+        r = row[i]
+        for j in range(i - 1, start[r] - 1, -1):
+            zeros = _unhide(j, links, zeros)
+        for j in range(start[r + 1] - 1, i, -1):
+            zeros = _unhide(j, links, zeros)
+        i = up[i]
+    right[left[c]] = c
+    left[right[c]] = c
+    if links.length[c] == 0:
+        zeros += 1
+    return zeros
+
 
 @numba.njit(cache=True)
 def _search(
-    left: np.ndarray,
-    right: np.ndarray,
-    up: np.ndarray,
-    down: np.ndarray,
-    col: np.ndarray,
-    row: np.ndarray,
-    length: np.ndarray,
-    start: np.ndarray,
+    links: Links,
     choice: np.ndarray,
     state: np.ndarray,
     limit: int,
-    budget: int,
     keep: bool,
     out_vals: np.ndarray,
     out_ptr: np.ndarray,
+    budget: int,
 ) -> int:  # pragma: no cover - compiled
-    """Run Algorithm X from ``state`` for at most ``budget`` nodes; return a status code."""
-    n_headers = len(left)
+    """Run Algorithm X from ``state`` for at most ``budget`` nodes; return a status code.
+
+    With ``keep``, each solution's option indices are written to ``out_vals`` (ascending), its end
+    to ``out_ptr``; a full buffer returns ``FLUSH``.
+    """
+    right, down, col, row = links.right, links.down, links.col, links.row
+    length, start = links.length, links.start
+    n_headers = len(right)
     level = state[_LEVEL]
     mode = state[_MODE]
     zeros = state[_ZEROS]
@@ -85,17 +234,23 @@ def _search(
     while True:
         if mode == _ENTER:
             if spent >= budget:
-                status = _BUDGET
+                status = BUDGET
                 break
             if right[0] == 0:
                 if keep:
                     nbuf = state[_NBUF]
                     if nbuf == len(out_ptr) - 1 or out_ptr[nbuf] + level > len(out_vals):
-                        status = _FLUSH
+                        status = FLUSH
                         break
                     base = out_ptr[nbuf]
                     for k in range(level):
-                        out_vals[base + k] = row[choice[k]]
+                        # Insertion sort: a solution has few options, already partly in order.
+                        value = row[choice[k]]
+                        at = base + k
+                        while at > base and out_vals[at - 1] > value:
+                            out_vals[at] = out_vals[at - 1]
+                            at -= 1
+                        out_vals[at] = value
                     out_ptr[nbuf + 1] = base + level
                     state[_NBUF] = nbuf + 1
                 spent += 1
@@ -119,91 +274,22 @@ def _search(
                     best = c
                     best_len = length[c]
                 c = right[c]
-            # cover(best)
-            c = best
-            right[left[c]] = right[c]
-            left[right[c]] = left[c]
-            i = down[c]
-            while i != c:
-                r = row[i]
-                lo = start[r]
-                hi = start[r + 1]
-                j = i + 1
-                while True:
-                    if j == hi:
-                        j = lo
-                    if j == i:
-                        break
-                    down[up[j]] = down[j]
-                    up[down[j]] = up[j]
-                    length[col[j]] -= 1
-                    if length[col[j]] == 0:
-                        zeros += 1
-                    j += 1
-                i = down[i]
-            choice[level] = down[c]
+            zeros = _cover(best, links, zeros)
+            choice[level] = down[best]
             mode = _TRY
         elif mode == _TRY:
             x = choice[level]
             if x < n_headers:
-                # Options of this item exhausted: uncover(x).
-                c = x
-                i = up[c]
-                while i != c:
-                    r = row[i]
-                    lo = start[r]
-                    hi = start[r + 1]
-                    j = i - 1
-                    while True:
-                        if j < lo:
-                            j = hi - 1
-                        if j == i:
-                            break
-                        if length[col[j]] == 0:
-                            zeros -= 1
-                        length[col[j]] += 1
-                        down[up[j]] = j
-                        up[down[j]] = j
-                        j -= 1
-                    i = up[i]
-                right[left[c]] = c
-                left[right[c]] = c
+                # Options of this item exhausted.
+                zeros = _uncover(x, links, zeros)
                 mode = _BACKTRACK
                 continue
-            # Cover the other items of the option of x.
+            # Cover the other items of the option of x, rightwards from x.
             r = row[x]
-            lo = start[r]
-            hi = start[r + 1]
-            y = x + 1
-            while True:
-                if y == hi:
-                    y = lo
-                if y == x:
-                    break
-                c = col[y]
-                right[left[c]] = right[c]
-                left[right[c]] = left[c]
-                if length[c] == 0:
-                    zeros -= 1
-                i = down[c]
-                while i != c:
-                    r2 = row[i]
-                    lo2 = start[r2]
-                    hi2 = start[r2 + 1]
-                    j = i + 1
-                    while True:
-                        if j == hi2:
-                            j = lo2
-                        if j == i:
-                            break
-                        down[up[j]] = down[j]
-                        up[down[j]] = up[j]
-                        length[col[j]] -= 1
-                        if length[col[j]] == 0:
-                            zeros += 1
-                        j += 1
-                    i = down[i]
-                y += 1
+            for y in range(x + 1, start[r + 1]):
+                zeros = _cover(col[y], links, zeros)
+            for y in range(start[r], x):
+                zeros = _cover(col[y], links, zeros)
             level += 1
             mode = _ENTER
         else:  # _BACKTRACK
@@ -214,38 +300,10 @@ def _search(
             x = choice[level]
             # Uncover the other items of the option of x, in reverse order.
             r = row[x]
-            lo = start[r]
-            hi = start[r + 1]
-            y = x - 1
-            while True:
-                if y < lo:
-                    y = hi - 1
-                if y == x:
-                    break
-                c = col[y]
-                i = up[c]
-                while i != c:
-                    r2 = row[i]
-                    lo2 = start[r2]
-                    hi2 = start[r2 + 1]
-                    j = i - 1
-                    while True:
-                        if j < lo2:
-                            j = hi2 - 1
-                        if j == i:
-                            break
-                        if length[col[j]] == 0:
-                            zeros -= 1
-                        length[col[j]] += 1
-                        down[up[j]] = j
-                        up[down[j]] = j
-                        j -= 1
-                    i = up[i]
-                right[left[c]] = c
-                left[right[c]] = c
-                if length[c] == 0:
-                    zeros += 1
-                y -= 1
+            for y in range(x - 1, start[r] - 1, -1):
+                zeros = _uncover(col[y], links, zeros)
+            for y in range(start[r + 1] - 1, x, -1):
+                zeros = _uncover(col[y], links, zeros)
             choice[level] = down[x]
             mode = _TRY
     state[_LEVEL] = level
@@ -293,36 +351,9 @@ def _validate(indptr: np.ndarray, items: np.ndarray, n_items: int) -> np.ndarray
     return owner
 
 
-def solve_exact_cover(
-    option_items: Sequence[Sequence[int]] | np.ndarray | tuple[np.ndarray, np.ndarray],
-    n_items: int,
-    *,
-    limit: int = 1,
-    time_limit: float | None = None,
-    keep: bool = True,
-) -> ExactCoverResult:
-    """Find up to ``limit`` exact covers of items ``0..n_items-1`` by the given options.
-
-    ``option_items``: one list of item indices per option, a 2-D integer array (one row per option),
-    or CSR ``(indptr, items)`` as a tuple of two 1-D numpy arrays (option i covers
-    ``items[indptr[i]:indptr[i+1]]``).  Every item must be covered exactly once; options must be
-    non-empty and may not repeat an item.  ``time_limit`` is wall-clock seconds from the call
-    (including a first-call numba compile) and is checked between chunks of search nodes.  With
-    ``keep=False`` solutions are only counted.
-    """
-    if limit < 1:
-        raise ValueError("limit must be at least 1")
-    if n_items < 0:
-        raise ValueError("n_items must be non-negative")
-    limit = min(int(limit), int(np.iinfo(np.int64).max))
-    began = time.perf_counter()
-    indptr, items = _to_csr(option_items)
-    owner = _validate(indptr, items, n_items)
-    counts = np.bincount(items, minlength=n_items).astype(np.int64)
-    if (counts == 0).any():
-        return ExactCoverResult([], complete=True, timed_out=False, nodes=0, count=0)
-
-    n_headers = n_items + 1
+def _links(indptr: np.ndarray, items: np.ndarray, owner: np.ndarray, counts: np.ndarray) -> Links:
+    """The dancing links of the options (``owner``: the option of every entry; ``counts``: per item)."""
+    n_headers = len(counts) + 1
     n_entries = len(items)
     nodes = n_headers + np.arange(n_entries, dtype=np.int64)
     headers = np.arange(n_headers, dtype=np.int64)
@@ -346,45 +377,74 @@ def solve_exact_cover(
         up[seq] = np.where(first, head, np.roll(seq, 1))
         down[head[first]] = seq[first]
         up[head[last]] = seq[last]
+    return Links(left, right, up, down, col, row, length, start)
 
+
+class _Output:
+    """The kernel's solution buffer, and the covers moved out of it after every chunk."""
+
+    def __init__(self, keep: bool, limit: int, width: int, state: np.ndarray) -> None:
+        solutions = min(limit, _BUFFER_SOLUTIONS) if keep else 1
+        self.vals = np.empty(max(width, min(solutions * width, _BUFFER_VALUES)) if keep else 1, np.int64)
+        self.ptr = np.zeros(solutions + 1, np.int64)
+        self.state = state
+        self.parts: list[np.ndarray] = []
+        self.sizes: list[np.ndarray] = []
+
+    def drain(self) -> None:
+        """Move the buffered covers out, so that the kernel can go on."""
+        nbuf = int(self.state[_NBUF])
+        if nbuf:
+            self.parts.append(self.vals[: self.ptr[nbuf]].copy())
+            self.sizes.append(np.diff(self.ptr[: nbuf + 1]))
+            self.state[_NBUF] = 0
+
+    def covers(self) -> Covers:
+        """Every cover moved out so far."""
+        if not self.parts:
+            return Covers.empty()
+        starts = np.zeros(sum(len(s) for s in self.sizes) + 1, np.int64)
+        np.cumsum(np.concatenate(self.sizes), out=starts[1:])
+        return Covers(np.concatenate(self.parts), starts)
+
+
+def solve_exact_cover(
+    option_items: Sequence[Sequence[int]] | np.ndarray | tuple[np.ndarray, np.ndarray],
+    n_items: int,
+    *,
+    limit: int = 1,
+    time_limit: float | None = None,
+    keep: bool = True,
+) -> ExactCoverResult:
+    """Find up to ``limit`` exact covers of items ``0..n_items-1`` by the given options.
+
+    ``option_items``: one list of item indices per option, a 2-D integer array (one row per option),
+    or CSR ``(indptr, items)`` as a tuple of two 1-D numpy arrays (option i covers
+    ``items[indptr[i]:indptr[i+1]]``).  Every item must be covered exactly once; options must be
+    non-empty and may not repeat an item.  ``time_limit`` is wall-clock seconds from the call
+    (including a first-call numba compile) and is checked between chunks of search nodes.  With
+    ``keep=False`` solutions are only counted: nothing is stored, whatever the count.
+    """
+    if limit < 1:
+        raise ValueError("limit must be at least 1")
+    if n_items < 0:
+        raise ValueError("n_items must be non-negative")
+    limit = min(int(limit), int(np.iinfo(np.int64).max))
+    deadline = Deadline(time_limit)
+    indptr, items = _to_csr(option_items)
+    owner = _validate(indptr, items, n_items)
+    counts = np.bincount(items, minlength=n_items).astype(np.int64)
+    if (counts == 0).any():
+        return ExactCoverResult(Covers.empty(), complete=True, timed_out=False, nodes=0, count=0)
+    links = _links(indptr, items, owner, counts)
     choice = np.zeros(max(n_items, 1), dtype=np.int64)
     state = np.zeros(6, dtype=np.int64)
-    width = max(n_items, 1)
-    out_vals = np.empty(width * _BUFFER_SOLUTIONS if keep else 1, dtype=np.int64)
-    out_ptr = np.zeros(_BUFFER_SOLUTIONS + 1 if keep else 2, dtype=np.int64)
-    solutions: list[np.ndarray] = []
-    clock = ChunkBudget(time_limit, 2_000, _MIN_BUDGET, _MAX_BUDGET, _CHUNK_SECONDS, began)
-    timed_out = False
-    while True:
-        budget = clock.start()
-        status = _search(
-            left,
-            right,
-            up,
-            down,
-            col,
-            row,
-            length,
-            start,
-            choice,
-            state,
-            limit,
-            budget,
-            keep,
-            out_vals,
-            out_ptr,
-        )
-        if keep:
-            for k in range(int(state[_NBUF])):
-                solutions.append(np.sort(out_vals[out_ptr[k] : out_ptr[k + 1]]))
-            state[_NBUF] = 0
-        if status in (_DONE, _LIMIT):
-            break
-        if clock.out_of_time(resize=status == _BUDGET):
-            timed_out = True
-            break
+    out = _Output(keep, limit, max(n_items, 1), state)
+    step = partial(_search, links, choice, state, limit, keep, out.vals, out.ptr)
+    clock = ChunkBudget(deadline, 2_000, _MIN_BUDGET, _MAX_BUDGET, _CHUNK_SECONDS)
+    status, timed_out = clock.run(step, out.drain if keep else None)
     return ExactCoverResult(
-        solutions,
+        out.covers(),
         complete=status == _DONE,
         timed_out=timed_out,
         nodes=int(state[_NODES]),

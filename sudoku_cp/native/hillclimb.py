@@ -31,21 +31,22 @@ doi:10.1007/978-1-84800-094-0_4 (sections 3 to 4.5; ``../shared/papers/NOTES.md`
   guarantee termination, not in the paper: a climb also restarts after ``stall_limit`` iterations
   without a new best score (a walk cycling below its best would otherwise never end).
 
-Randomness comes from a xorshift64* generator whose state is part of the search state, so a seed
+Randomness comes from ``sudoku_cp.native.prng``, whose state is part of the search state, so a seed
 fixes every decision, and the search runs in resumable chunks (the Python driver checks the clock
 between chunks): the same seed gives the same result, iterations and restarts whatever the chunking.
 """
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 
 from ..geometry import Geometry
-from .chunks import ChunkBudget
+from ..limits import Deadline
+from .chunks import BUDGET, ChunkBudget
+from .prng import seed_state, uniform_below
 
 __all__ = [
     "HillModel",
@@ -74,12 +75,11 @@ __all__ = [
     _INIT_F2,
     _STATE_SIZE,
 ) = range(11)
-# Statuses returned by the kernel.
-_SOLVED, _BUDGET, _GAVE_UP = 0, 1, 2
+# Final statuses of the kernel (it also returns chunks.BUDGET).
+_SOLVED, _GAVE_UP = 0, 1
 
 _MIN_BUDGET, _MAX_BUDGET = 1, 10_000_000
 _CHUNK_SECONDS = 0.02
-_MASK64 = (1 << 64) - 1
 MAX_MOVES = 20_000_000  # ~0.3 s per iteration; an empty 400x400 grid would have 32 million moves
 
 
@@ -237,23 +237,6 @@ def objective(model: HillModel, state: np.ndarray) -> tuple[int, int]:
 
 
 @numba.njit(cache=True)
-def _next(rng: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
-    """xorshift64* step."""
-    x = rng[0]
-    x ^= x >> np.uint64(12)
-    x ^= x << np.uint64(25)
-    x ^= x >> np.uint64(27)
-    rng[0] = x
-    return x * np.uint64(0x2545F4914F6CDD1D)
-
-
-@numba.njit(cache=True)
-def _below(rng: np.ndarray, m: int) -> int:  # pragma: no cover - compiled
-    """A uniform integer in 0..m-1 (m >= 1)."""
-    return np.int64((_next(rng) >> np.uint64(11)) % np.uint64(m))  # type: ignore[return-value]
-
-
-@numba.njit(cache=True)
 def _initialise(
     n: int,
     fixed: np.ndarray,
@@ -279,7 +262,7 @@ def _initialise(
             used[i] = False
         if shuffle_digits:
             for i in range(k - 1, 0, -1):
-                j = _below(rng, i + 1)
+                j = uniform_below(rng, i + 1)
                 digits[i], digits[j] = digits[j], digits[i]
         for i in range(k):
             cell = box_cells[lo + i]
@@ -309,7 +292,7 @@ def _initialise(
                     others[m] = box_cells[lo + j]
                     m += 1
             for j in range(m - 1, 0, -1):
-                t = _below(rng, j + 1)
+                t = uniform_below(rng, j + 1)
                 others[j], others[t] = others[t], others[j]
             for j in range(m):
                 c = others[j]
@@ -436,7 +419,7 @@ def _climb(
     state: np.ndarray,
     budget: int,
 ) -> int:  # pragma: no cover - compiled
-    """Run up to ``budget`` iterations from ``state``; return _SOLVED, _BUDGET or _GAVE_UP.
+    """Run up to ``budget`` iterations from ``state``; return _SOLVED, BUDGET or _GAVE_UP.
 
     ``max_restarts``/``max_iterations`` < 0 mean no cap.
     """
@@ -464,7 +447,7 @@ def _climb(
         if moves == 0 or (max_iterations >= 0 and state[_ITERATIONS] >= max_iterations):
             return _GAVE_UP
         if spent >= budget:
-            return _BUDGET
+            return BUDGET
         # Steepest ascent: the best move of the whole neighbourhood, ties broken at random.
         _score_moves(
             grid, swap_a, swap_b, cell_row, cell_col, row_count, col_count, clash, delta_f1, delta_f2
@@ -495,7 +478,7 @@ def _climb(
             state[_FRESH] = 1
             spent += 1  # a restart uses budget too, so the driver regains control
             continue
-        choice = ties[_below(rng, n_ties)] if n_ties > 1 else ties[0]
+        choice = ties[uniform_below(rng, n_ties)] if n_ties > 1 else ties[0]
         a = swap_a[choice]
         b = swap_b[choice]
         x = grid[a]
@@ -522,15 +505,6 @@ def _climb(
 # ------------------------------------------------------------------------------------------ driver
 
 
-def _seed_state(seed: int) -> np.ndarray:
-    """A nonzero xorshift state from any integer seed (splitmix64 finaliser)."""
-    z = (seed * 0x9E3779B97F4A7C15 + 0x6A09E667F3BCC909) & _MASK64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-    z ^= z >> 31
-    return np.array([z or 0x9E3779B97F4A7C15], dtype=np.uint64)
-
-
 class _Climber:
     """The resumable search of one puzzle: kernel arrays plus a ``run(budget)`` step."""
 
@@ -541,10 +515,10 @@ class _Climber:
         self.grid = np.empty(n * n, dtype=np.int64)
         self.row_count = np.zeros((n, n), dtype=np.int64)
         self.col_count = np.zeros((n, n), dtype=np.int64)
-        self.rng = _seed_state(seed)
+        self.rng = seed_state(seed)
         self.state = np.zeros(_STATE_SIZE, dtype=np.int64)
         self.state[_FRESH] = 1
-        self.status = _BUDGET
+        self.status = BUDGET
 
     def run(self, budget: int) -> int:
         m, p = self.model, self.params
@@ -588,17 +562,9 @@ def hill_climb(
     The returned solution has not been checked here; callers pass it through the checker.
     """
     params = params or HillParameters()
-    began = time.perf_counter()
+    deadline = Deadline(time_limit)
     climber = _Climber(model, params, seed)
-    clock = ChunkBudget(time_limit, 64, _MIN_BUDGET, _MAX_BUDGET, _CHUNK_SECONDS, began)
-    timed_out = False
-    while True:
-        status = climber.run(clock.start())
-        if status != _BUDGET:
-            break
-        if clock.out_of_time():
-            timed_out = True
-            break
+    status, timed_out = ChunkBudget(deadline, 64, _MIN_BUDGET, _MAX_BUDGET, _CHUNK_SECONDS).run(climber.run)
     solution = climber.grid.reshape(model.geometry.n, -1) + 1 if status == _SOLVED else None
     state = climber.state
     return HillResult(
@@ -606,7 +572,7 @@ def hill_climb(
         int(state[_ITERATIONS]),
         int(state[_RESTARTS]),
         timed_out,
-        time.perf_counter() - began,
+        deadline.elapsed(),
         int(state[_INIT_F1]),
         int(state[_INIT_F2]),
     )
@@ -631,7 +597,7 @@ def climb_states(
     climber = _Climber(model, params or HillParameters(), seed)
     climber.run(0)
     states = [climber.grid.copy()]
-    while len(states) <= steps and climber.status == _BUDGET:
+    while len(states) <= steps and climber.status == BUDGET:
         done = int(climber.state[_ITERATIONS])
         climber.run(1)
         if int(climber.state[_ITERATIONS]) > done:

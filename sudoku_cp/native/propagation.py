@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -35,10 +36,13 @@ __all__ = [
     "MAX_SIDE",
     "MaskPropagation",
     "PropagationTables",
+    "Scratch",
+    "fix",
     "fix_and_propagate",
     "fixed_count",
     "initial_masks",
     "masks_to_values",
+    "new_scratch",
     "popcount",
     "propagate_grid",
     "propagate_masks",
@@ -50,15 +54,30 @@ _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 
 
-@dataclass(frozen=True, slots=True)
-class PropagationTables:
-    """Geometry as int64 arrays for the kernels: peers (c, k), units (3n, n), cell_units (c, 3)."""
+class PropagationTables(NamedTuple):
+    """Geometry as int64 arrays for the kernels: peers (c, k), units (3n, n), cell_units (c, 3).
+
+    A named tuple, so that a kernel takes the tables as one argument.
+    """
 
     n: int
     peers: np.ndarray
     units: np.ndarray
     cell_units: np.ndarray
     full: np.uint64
+
+
+class Scratch(NamedTuple):
+    """Work space of incremental propagation: a cell stack, unit flags (all False) and a unit stack."""
+
+    stack: np.ndarray
+    unit_dirty: np.ndarray
+    unit_stack: np.ndarray
+
+
+def new_scratch(n: int) -> Scratch:
+    """Fresh work space for the propagation of an n x n grid (one per search: kernels reuse it)."""
+    return Scratch(np.empty(n * n, np.int64), np.zeros(3 * n, np.bool_), np.empty(3 * n, np.int64))
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,23 +136,15 @@ def _mark_units(
 
 @numba.njit(cache=True)
 def _propagate(
-    masks: np.ndarray,
-    stack: np.ndarray,
-    top: int,
-    unit_dirty: np.ndarray,
-    unit_stack: np.ndarray,
-    unit_top: int,
-    peers: np.ndarray,
-    units: np.ndarray,
-    cell_units: np.ndarray,
-    full: np.uint64,
-    strict: bool,
+    masks: np.ndarray, top: int, unit_top: int, work: Scratch, tables: PropagationTables, strict: bool
 ) -> bool:  # pragma: no cover - compiled
-    """Run both rules from the fixed cells on ``stack[:top]`` and dirty units on ``unit_stack``.
+    """Run both rules from the queued cells and units: ``work.stack[:top]``, ``work.unit_stack[:unit_top]``.
 
     Return False on a contradiction in strict mode (masks are then partly updated); lenient
     mode always returns True and leaves emptied cells at 0.  Leaves ``unit_dirty`` all False.
     """
+    stack, unit_dirty, unit_stack = work
+    peers, units, cell_units, full = tables.peers, tables.units, tables.cell_units, tables.full
     n_peers = peers.shape[1]
     n = units.shape[1]
     while True:
@@ -205,7 +216,8 @@ def propagate_masks(
 ) -> bool:  # pragma: no cover - compiled
     """Propagate ``masks`` in place from scratch (every fixed cell, every unit); False on contradiction."""
     cells = masks.shape[0]
-    stack = np.empty(cells, np.int64)
+    n_units = units.shape[0]
+    work = Scratch(np.empty(cells, np.int64), np.ones(n_units, np.bool_), np.arange(n_units).astype(np.int64))
     top = 0
     for cell in range(cells):
         m = masks[cell]
@@ -213,14 +225,24 @@ def propagate_masks(
             if strict:
                 return False
         elif (m & (m - _ONE)) == _ZERO:
-            stack[top] = cell
+            work.stack[top] = cell
             top += 1
-    n_units = units.shape[0]
-    unit_dirty = np.ones(n_units, np.bool_)
-    unit_stack = np.arange(n_units).astype(np.int64)
-    return _propagate(
-        masks, stack, top, unit_dirty, unit_stack, n_units, peers, units, cell_units, full, strict
-    )
+    tables = PropagationTables(units.shape[1], peers, units, cell_units, full)
+    return _propagate(masks, top, n_units, work, tables, strict)
+
+
+@numba.njit(cache=True)
+def fix(
+    masks: np.ndarray, cell: int, value_bit: np.uint64, work: Scratch, tables: PropagationTables, strict: bool
+) -> bool:  # pragma: no cover - compiled
+    """Fix ``cell`` to ``value_bit`` and propagate incrementally; False on contradiction (strict).
+
+    ``work`` is reused from call to call (its ``unit_dirty`` is all False between calls).
+    """
+    masks[cell] = value_bit
+    work.stack[0] = cell
+    unit_top = _mark_units(cell, tables.cell_units, work.unit_dirty, work.unit_stack, 0)
+    return _propagate(masks, 1, unit_top, work, tables, strict)
 
 
 @numba.njit(cache=True)
@@ -237,17 +259,9 @@ def fix_and_propagate(
     full: np.uint64,
     strict: bool,
 ) -> bool:  # pragma: no cover - compiled
-    """Fix ``cell`` to ``value_bit`` and propagate incrementally; False on contradiction (strict).
-
-    ``stack`` (n*n,) and ``unit_stack`` (3n,) are scratch; ``unit_dirty`` must be all False.
-    """
-    masks[cell] = value_bit
-    stack[0] = cell
-    top = 1
-    unit_top = _mark_units(cell, cell_units, unit_dirty, unit_stack, 0)
-    return _propagate(
-        masks, stack, top, unit_dirty, unit_stack, unit_top, peers, units, cell_units, full, strict
-    )
+    """``fix`` with the work space and the tables as separate arrays."""
+    tables = PropagationTables(units.shape[1], peers, units, cell_units, full)
+    return fix(masks, cell, value_bit, Scratch(stack, unit_dirty, unit_stack), tables, strict)
 
 
 @numba.njit(cache=True)

@@ -71,7 +71,6 @@ AnswerForm = Literal["competition", "result", "literals"]
 """The three forms of a solver's answer: SAT competition output, a minisat result file, a literal list."""
 
 _CHUNK_LITERALS = 1 << 20  # literals turned into text at a time: a few MB of text per chunk
-_POWERS_OF_TEN = 10 ** np.arange(19, dtype=np.int64)
 _TOKEN = re.compile(r"\S+")
 _INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
 _STATUS_WORDS: dict[str, bool | None] = {
@@ -115,24 +114,21 @@ def _literal_bytes(flat: np.ndarray) -> bytes:
         return b""
     flat = flat.astype(np.int64, copy=False)
     magnitude = np.abs(flat)
-    digits = np.ones(flat.size, dtype=np.int64)
-    for power in _POWERS_OF_TEN[1:]:
-        longer = magnitude >= power
-        if not longer.any():
-            break
-        digits += longer
-    negative = flat < 0
-    ends = np.cumsum(digits + negative + 1)  # one past each token's separator
-    text = np.empty(int(ends[-1]), dtype=np.uint8)
-    text[ends - 1] = np.where(flat == 0, ord("\n"), ord(" "))
-    text[(ends - digits - 2)[negative]] = ord("-")
-    # Digits from the units up; only the literals that still have digits left take part.
-    position, rest, left = ends - 2, magnitude, digits
-    while position.size:
-        text[position] = ord("0") + rest % 10
-        more = left > 1
-        position, rest, left = position[more] - 1, rest[more] // 10, left[more] - 1
-    return text.tobytes()
+    width = len(str(int(magnitude.max())))
+    # One row per literal: a sign column, ``width`` digit columns right-aligned, a separator column;
+    # the columns a literal does not use are dropped at the end, in one pass.
+    table = np.empty((flat.size, width + 2), dtype=np.uint8)
+    table[:, 0] = ord("-")
+    digits = np.ones(flat.size, dtype=np.int8)
+    rest = magnitude
+    for place in range(width):
+        rest, table[:, width - place] = np.divmod(rest, 10)
+        digits += rest > 0
+    table[:, 1 : width + 1] += ord("0")
+    table[:, width + 1] = np.where(flat == 0, ord("\n"), ord(" "))
+    keep = np.arange(width + 2, dtype=np.int8) >= (width + 1 - digits)[:, None]
+    keep[:, 0] = flat < 0
+    return table[keep].tobytes()
 
 
 def _check_range(flat: np.ndarray, n_vars: int) -> None:
@@ -323,7 +319,7 @@ def _header(fields: list[re.Match[str]], line_number: int) -> tuple[int, int]:
     for field, what in zip(fields[2:], ("variables", "clauses"), strict=True):
         if not field.group().isdigit():
             raise ParseError(
-                f"header: number of {what} must be a nonnegative integer, not {field.group()!r}",
+                f"header: number of {what} must be a nonnegative integer, not {_cut(field.group())}",
                 line_number,
                 field.start() + 1,
             )
@@ -361,7 +357,9 @@ def read_dimacs(text: str) -> DimacsCnf:
         for field in fields:
             token = field.group()
             if not _INTEGER.fullmatch(token):
-                raise ParseError(f"literal must be an integer, not {token!r}", line_number, field.start() + 1)
+                raise ParseError(
+                    f"literal must be an integer, not {_cut(token)}", line_number, field.start() + 1
+                )
             lit = int(token)
             if lit == 0:
                 read += 1
@@ -372,7 +370,7 @@ def read_dimacs(text: str) -> DimacsCnf:
                 continue
             if abs(lit) > n_vars:
                 raise ParseError(
-                    f"literal {lit} is beyond the {n_vars} variables of the header",
+                    f"literal {_cut(str(lit), quote=False)} is beyond the {n_vars} variables of the header",
                     line_number,
                     field.start() + 1,
                 )
@@ -400,6 +398,12 @@ class SolverAnswer:
     form: AnswerForm
 
 
+def _cut(text: str, quote: bool = True) -> str:
+    """A value for an error message: at most 40 characters (a model line can be megabytes)."""
+    shown = text if len(text) <= 40 else text[:37] + "..."
+    return repr(shown) if quote else shown
+
+
 def _read_model(lines: list[tuple[int, str]], where: str, n_vars: int | None) -> np.ndarray:
     """The model literals from (line number, literal text) pairs; checks format and range."""
     literals: list[int] = []
@@ -409,11 +413,12 @@ def _read_model(lines: list[tuple[int, str]], where: str, n_vars: int | None) ->
         for token in text.split():
             if not _INTEGER.fullmatch(token):
                 raise SolverProgramError(
-                    f"malformed model: non-integer token {token!r} ({where} line {number})", number
+                    f"malformed model: non-integer token {_cut(token)} ({where} line {number})", number
                 )
             if ended_at is not None:
+                shown = _cut(token, quote=False)
                 raise SolverProgramError(
-                    f"malformed model: literal {token} after the terminating 0 ({where} line {number})",
+                    f"malformed model: literal {shown} after the terminating 0 ({where} line {number})",
                     number,
                 )
             value = int(token)
@@ -421,8 +426,9 @@ def _read_model(lines: list[tuple[int, str]], where: str, n_vars: int | None) ->
                 ended_at = number
                 continue
             if n_vars is not None and abs(value) > n_vars:
+                shown = _cut(token, quote=False)
                 raise SolverProgramError(
-                    f"model literal {value} is out of range for {n_vars} variables ({where} line {number})",
+                    f"model literal {shown} is out of range for {n_vars} variables ({where} line {number})",
                     number,
                 )
             literals.append(value)
@@ -461,7 +467,7 @@ def _parse_competition(text: str, n_vars: int | None) -> tuple[bool, bool | None
             word = rest.strip().upper()
             if word not in _STATUS_WORDS:
                 raise SolverProgramError(
-                    f"unrecognized status line {line!r} (solver output line {number})", number
+                    f"unrecognized status line {_cut(line)} (solver output line {number})", number
                 )
             if status_line is not None and status_line[1] != word:
                 raise SolverProgramError(
@@ -503,7 +509,7 @@ def _parse_result_file(text: str, n_vars: int | None) -> tuple[bool | None, np.n
     word = first.upper()
     if word not in _RESULT_WORDS:
         raise SolverProgramError(
-            f"unrecognized result file status {first!r} (result file line {first_number})", first_number
+            f"unrecognized result file status {_cut(first)} (result file line {first_number})", first_number
         )
     status = _RESULT_WORDS[word]
     rest = numbered[1:]
@@ -589,7 +595,9 @@ def read_solver_answer(text: str, n_vars: int | None = None, *, literals: bool =
     if form == "competition":
         satisfiable, model = parse_solver_output(text, n_vars=n_vars)
     elif form == "result":
-        satisfiable, model = parse_solver_output("", text, n_vars=n_vars)
+        # 'c' lines before the status word are skipped; blanked, they keep the line numbers.
+        kept = "\n".join(line if line.split()[:1] != ["c"] else "" for line in text.splitlines())
+        satisfiable, model = parse_solver_output("", kept, n_vars=n_vars)
     elif form == "literals":
         # A model without a status: its final 0 may be missing.
         last_number, last = content[-1]

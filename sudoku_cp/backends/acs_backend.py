@@ -9,12 +9,9 @@ puzzle cannot hang a batch.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..grid import Grid
 from ..native.acs import AcsParameters, Q0Rule, acs_solve
-from ..verify import given_conflict
-from .base import SearchResult, checked_solutions
+from .native_base import NativeBackend, NativeRun, no_grids
 from .settings import Setting, parse_settings
 
 __all__ = ["DEFAULT_TIME_LIMIT", "AcsBackend", "parse_acs_settings"]
@@ -45,7 +42,7 @@ def parse_acs_settings(text: str) -> AcsParameters:
     return parse_settings("acs", text, _SETTINGS, AcsParameters)
 
 
-class AcsBackend:
+class AcsBackend(NativeBackend):
     """Ant colony system; finds at most one solution, seeded and reproducible."""
 
     name = "acs"
@@ -61,29 +58,17 @@ class AcsBackend:
         self.seed = seed
         self.default_time_limit = default_time_limit
 
-    def search(
-        self, puzzle: Grid, limit: int = 1, time_limit: float | None = None, keep: bool = True
-    ) -> SearchResult:
-        """Run the colony once; one checked solution, or none with ``complete=False`` (unknown)."""
-        n = puzzle.n
-        if given_conflict(puzzle) is not None:
-            return SearchResult(np.zeros((0, n, n), np.int16), True)
+    def _run(self, puzzle: Grid, limit: int, time_limit: float | None, keep: bool) -> NativeRun:
+        """Run the colony once; one solution, or none with ``complete=False`` (unknown)."""
         run = acs_solve(
             puzzle,
             self.parameters,
             seed=self.seed,
             time_limit=time_limit if time_limit is not None else self.default_time_limit,
         )
-        stats: dict[str, float | int] = {
-            "iterations": run.iterations,
-            "cycles": run.cycles,
-            "seconds": run.seconds,
-        }
+        stats: dict[str, float | int] = {"iterations": run.iterations, "cycles": run.cycles}
         if run.solution is None:
             # Only a contradiction found by propagation proves there is no solution.
-            empty = np.zeros((0, n, n), np.int16)
-            return SearchResult(empty, run.contradiction, run.timed_out, 0, stats)
-        stack = checked_solutions(puzzle, run.solution[None], self.name)
+            return NativeRun(no_grids(puzzle.n), 0, run.contradiction, run.timed_out, stats)
         # Solved by propagation alone (no iteration): every solution must be this one.
-        forced = run.iterations == 0
-        return SearchResult(stack if keep else stack[:0], forced, False, 1, stats)
+        return NativeRun(run.solution[None], 1, run.iterations == 0, False, stats)

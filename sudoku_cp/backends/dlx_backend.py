@@ -2,41 +2,35 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-from ..exact_cover import build_exact_cover
+from ..exact_cover import ExactCoverModel, build_exact_cover
 from ..grid import Grid
 from ..native.dlx import solve_exact_cover
-from ..verify import given_conflict
-from .base import SearchResult, checked_solutions
+from .native_base import NativeBackend, NativeRun, no_grids
 
-__all__ = ["DlxBackend"]
+__all__ = ["DlxBackend", "decode_covers"]
 
 
-class DlxBackend:
+def decode_covers(model: ExactCoverModel, chosen: np.ndarray) -> np.ndarray:
+    """The (k, n, n) grids of k covers given as a (k, size) array of option indices, all at once."""
+    n = model.puzzle.n
+    grids = np.repeat(model.puzzle.values.reshape(1, n * n), len(chosen), axis=0)
+    digits = (model.option_digit[chosen] + 1).astype(grids.dtype)
+    np.put_along_axis(grids, model.option_cell[chosen], digits, axis=1)
+    return grids.reshape(-1, n, n)
+
+
+class DlxBackend(NativeBackend):
     """Algorithm X with the fewest-options heuristic; counts without storing when asked."""
 
     name = "dlx"
 
-    def search(
-        self, puzzle: Grid, limit: int = 1, time_limit: float | None = None, keep: bool = True
-    ) -> SearchResult:
+    def _run(self, puzzle: Grid, limit: int, time_limit: float | None, keep: bool) -> NativeRun:
         """Find up to ``limit`` solutions by exact cover."""
-        n = puzzle.n
-        if given_conflict(puzzle) is not None:
-            return SearchResult(np.zeros((0, n, n), np.int16), True)
-        start = time.monotonic()
         model = build_exact_cover(puzzle)
-        indptr = np.arange(0, 4 * model.n_options + 1, 4, dtype=np.int64)
-        items = model.option_items.reshape(-1).astype(np.int64)
         found = solve_exact_cover(
-            (indptr, items), model.n_items, limit=limit, time_limit=time_limit, keep=True
+            model.option_items, model.n_items, limit=limit, time_limit=time_limit, keep=keep
         )
-        grids = [model.decode(chosen) for chosen in found.solutions]
-        stack = np.stack(grids) if grids else np.zeros((0, n, n), np.int16)
-        stack = checked_solutions(puzzle, stack, self.name)
-        stats: dict[str, float | int] = {"nodes": found.nodes, "seconds": time.monotonic() - start}
-        count = len(stack)
-        return SearchResult(stack if keep else stack[:0], found.complete, found.timed_out, count, stats)
+        grids = decode_covers(model, found.solution_array()) if keep else no_grids(puzzle.n)
+        return NativeRun(grids, found.count, found.complete, found.timed_out, {"nodes": found.nodes})

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
-
 from ..grid import Grid
 from ..native.hillclimb import HillParameters, build_model, hill_climb
-from ..verify import given_conflict
-from .base import BackendError, SearchResult, checked_solutions
+from .base import BackendError
+from .native_base import NativeBackend, NativeRun, no_grids
 from .settings import Setting, parse_settings
 
 __all__ = ["DEFAULT_MAX_RESTARTS", "HillBackend", "parse_hill_settings"]
@@ -61,7 +59,7 @@ def parse_hill_settings(text: str) -> HillParameters:
     return parse_settings("hill", text, _SETTINGS, HillParameters)
 
 
-class HillBackend:
+class HillBackend(NativeBackend):
     """Hill climbing over box permutations; seeded, so the same seed gives the same run."""
 
     name = "hill"
@@ -70,14 +68,8 @@ class HillBackend:
         self.params = params or HillParameters()
         self.seed = seed
 
-    def search(
-        self, puzzle: Grid, limit: int = 1, time_limit: float | None = None, keep: bool = True
-    ) -> SearchResult:
+    def _run(self, puzzle: Grid, limit: int, time_limit: float | None, keep: bool) -> NativeRun:
         """Find one solution (a local search cannot count: ``limit`` > 1 finds at most one)."""
-        n = puzzle.n
-        none = np.zeros((0, n, n), np.int16)
-        if given_conflict(puzzle) is not None:
-            return SearchResult(none, complete=True)
         try:
             model = build_model(puzzle.geometry, puzzle.values)
         except ValueError as error:
@@ -86,15 +78,9 @@ class HillBackend:
         if time_limit is None and params.max_restarts is None and params.max_iterations is None:
             params = dataclasses.replace(params, max_restarts=DEFAULT_MAX_RESTARTS)
         found = hill_climb(model, params, seed=self.seed, time_limit=time_limit)
-        stats: dict[str, float | int] = {
-            "iterations": found.iterations,
-            "restarts": found.restarts,
-            "seconds": found.seconds,
-        }
+        stats: dict[str, float | int] = {"iterations": found.iterations, "restarts": found.restarts}
         if found.solution is None:
             # With no move at all, the only state was tried and failed: that is a proof.
-            return SearchResult(none, complete=model.moves == 0, timed_out=found.timed_out, stats=stats)
-        stack = checked_solutions(puzzle, found.solution[None], self.name)
+            return NativeRun(no_grids(puzzle.n), 0, model.moves == 0, found.timed_out, stats)
         # A local search says nothing of other solutions, unless the puzzle had no empty cell.
-        complete = puzzle.is_complete
-        return SearchResult(stack if keep else stack[:0], complete, False, 1, stats)
+        return NativeRun(found.solution[None], 1, puzzle.is_complete, False, stats)

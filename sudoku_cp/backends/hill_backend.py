@@ -13,7 +13,6 @@ import dataclasses
 
 from ..grid import Grid
 from ..native.hillclimb import HillParameters, build_model, hill_climb
-from .base import BackendError
 from .native_base import NativeBackend, NativeRun, no_grids
 from .settings import Setting, parse_settings
 
@@ -70,10 +69,7 @@ class HillBackend(NativeBackend):
 
     def _run(self, puzzle: Grid, limit: int, time_limit: float | None, keep: bool) -> NativeRun:
         """Find one solution (a local search cannot count: ``limit`` > 1 finds at most one)."""
-        try:
-            model = build_model(puzzle.geometry, puzzle.values)
-        except ValueError as error:
-            raise BackendError(f"hill: {error}") from None
+        model = build_model(puzzle.geometry, puzzle.values)
         params = self.params
         if time_limit is None and params.max_restarts is None and params.max_iterations is None:
             params = dataclasses.replace(params, max_restarts=DEFAULT_MAX_RESTARTS)

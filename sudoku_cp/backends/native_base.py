@@ -1,8 +1,9 @@
 """What the native (numba) backends share: one ``search`` around each engine's own run.
 
 ``NativeBackend.search`` answers clashing givens itself (no solution, a proof), times the run,
-passes every solution through the independent checker and says why an answer is unknown; a
-subclass only runs its engine (``_run``) and reports what it found as a ``NativeRun``.
+passes every solution through the independent checker, says why an answer is unknown and turns
+an input the engine cannot take into a ``BackendError``; a subclass only runs its engine
+(``_run``) and reports what it found as a ``NativeRun``.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..grid import Grid
+from ..native import NativeInputError
 from ..outcome import REASON_CAP, REASON_INCOMPLETE, REASON_TIME_LIMIT
 from ..verify import given_conflict
-from .base import SearchResult, checked_solutions
+from .base import BackendError, SearchResult, checked_solutions
 
 __all__ = ["NativeBackend", "NativeRun", "no_grids", "unknown_reason"]
 
@@ -64,7 +66,10 @@ class NativeBackend(ABC):
         if given_conflict(puzzle) is not None:
             return SearchResult(no_grids(puzzle.n), True)
         began = time.monotonic()
-        run = self._run(puzzle, limit, time_limit, keep)
+        try:
+            run = self._run(puzzle, limit, time_limit, keep)
+        except NativeInputError as error:  # e.g. a grid beyond the engine's bitsets
+            raise BackendError(f"{self.name}: {error}") from None
         stack = checked_solutions(puzzle, run.solutions, self.name)
         stats = {**run.stats, "seconds": time.monotonic() - began}
         return SearchResult(

@@ -37,6 +37,7 @@ import numpy as np
 
 from ..grid import Grid
 from ..limits import Deadline
+from . import NativeInputError
 from .chunks import BUDGET, ChunkBudget
 from .prng import seed_state, uniform
 from .propagation import (
@@ -92,15 +93,15 @@ class AcsParameters:
 
     def __post_init__(self) -> None:
         if self.ants < 1:
-            raise ValueError(f"ants must be at least 1, not {self.ants}")
+            raise NativeInputError(f"ants must be at least 1, not {self.ants}")
         for name in ("q0", "rho", "bve", "xi"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
-                raise ValueError(f"{name} must lie in [0, 1], not {value}")
+                raise NativeInputError(f"{name} must lie in [0, 1], not {value}")
         if self.tau0 is not None and not self.tau0 > 0.0:
-            raise ValueError(f"tau0 must be positive, not {self.tau0}")
+            raise NativeInputError(f"tau0 must be positive, not {self.tau0}")
         if self.max_iterations is not None and self.max_iterations < 1:
-            raise ValueError(f"max_iterations must be at least 1, not {self.max_iterations}")
+            raise NativeInputError(f"max_iterations must be at least 1, not {self.max_iterations}")
         if not isinstance(self.q0_rule, Q0Rule):
             object.__setattr__(self, "q0_rule", Q0Rule(self.q0_rule))
 

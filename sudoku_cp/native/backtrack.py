@@ -22,6 +22,7 @@ import numpy as np
 
 from ..grid import Grid
 from ..limits import Deadline
+from . import NativeInputError
 from .chunks import BUDGET, FLUSH, ChunkBudget
 from .propagation import PropagationTables, Scratch, fix, new_scratch, propagate_grid, propagation_tables
 
@@ -157,7 +158,7 @@ def backtrack_search(
     between chunks of nodes; with ``keep=False`` solutions are only counted.
     """
     if limit < 1:
-        raise ValueError("limit must be at least 1")
+        raise NativeInputError("limit must be at least 1")
     deadline = Deadline(time_limit)
     n = puzzle.n
     empty = np.zeros((0, n, n), np.int16)

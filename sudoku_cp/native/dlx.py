@@ -26,6 +26,7 @@ import numba
 import numpy as np
 
 from ..limits import Deadline
+from . import NativeInputError
 from .chunks import BUDGET, FLUSH, ChunkBudget
 
 __all__ = ["Covers", "ExactCoverResult", "solve_exact_cover"]
@@ -115,7 +116,7 @@ class Covers(Sequence[np.ndarray]):
         """The covers as one (count, size) int64 array; ValueError when their sizes differ."""
         sizes = np.diff(self.starts)
         if len(sizes) and (sizes != sizes[0]).any():
-            raise ValueError("the covers have different sizes")
+            raise NativeInputError("the covers have different sizes")
         return self.options.reshape(len(sizes), int(sizes[0]) if len(sizes) else 0)
 
 
@@ -325,7 +326,7 @@ def _to_csr(
         indptr = np.asarray(option_items[0], dtype=np.int64)
         items = np.asarray(option_items[1], dtype=np.int64)
         if len(indptr) == 0 or indptr[0] != 0 or indptr[-1] != len(items) or (np.diff(indptr) < 0).any():
-            raise ValueError("indptr must start at 0, never decrease and end at len(items)")
+            raise NativeInputError("indptr must start at 0, never decrease and end at len(items)")
         return indptr, items
     if isinstance(option_items, np.ndarray) and option_items.ndim == 2:
         n_options, width = option_items.shape
@@ -341,13 +342,13 @@ def _validate(indptr: np.ndarray, items: np.ndarray, n_items: int) -> np.ndarray
     """The option index of every entry, after checking items, empty options and repeats."""
     sizes = np.diff(indptr)
     if (sizes == 0).any():
-        raise ValueError(f"option {int(np.argmax(sizes == 0))} covers no item")
+        raise NativeInputError(f"option {int(np.argmax(sizes == 0))} covers no item")
     if items.size and (items.min() < 0 or items.max() >= n_items):
-        raise ValueError(f"item indices must lie in [0, {n_items})")
+        raise NativeInputError(f"item indices must lie in [0, {n_items})")
     owner = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
     key = owner * max(n_items, 1) + items
     if np.unique(key).size != key.size:
-        raise ValueError("an option lists the same item twice")
+        raise NativeInputError("an option lists the same item twice")
     return owner
 
 
@@ -426,9 +427,9 @@ def solve_exact_cover(
     ``keep=False`` solutions are only counted: nothing is stored, whatever the count.
     """
     if limit < 1:
-        raise ValueError("limit must be at least 1")
+        raise NativeInputError("limit must be at least 1")
     if n_items < 0:
-        raise ValueError("n_items must be non-negative")
+        raise NativeInputError("n_items must be non-negative")
     limit = min(int(limit), int(np.iinfo(np.int64).max))
     deadline = Deadline(time_limit)
     indptr, items = _to_csr(option_items)

@@ -45,6 +45,7 @@ import numpy as np
 
 from ..geometry import Geometry
 from ..limits import Deadline
+from . import NativeInputError
 from .chunks import BUDGET, ChunkBudget
 from .prng import seed_state, uniform_below
 
@@ -113,15 +114,15 @@ class HillParameters:
 
     def __post_init__(self) -> None:
         if self.plateau_size < 1:
-            raise ValueError(f"plateau_size must be at least 1, not {self.plateau_size}")
+            raise NativeInputError(f"plateau_size must be at least 1, not {self.plateau_size}")
         if self.stall_limit < 0:
-            raise ValueError(f"stall_limit must be 0 or more, not {self.stall_limit}")
+            raise NativeInputError(f"stall_limit must be 0 or more, not {self.stall_limit}")
         for name in ("max_restarts", "max_iterations"):
             value = getattr(self, name)
             if value is not None and value < 0:
-                raise ValueError(f"{name} must be 0 or more, not {value}")
+                raise NativeInputError(f"{name} must be 0 or more, not {value}")
         if self.w1 == 0 and self.w2 == 0:
-            raise ValueError("w1 and w2 cannot both be 0")
+            raise NativeInputError("w1 and w2 cannot both be 0")
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,10 +184,10 @@ def build_model(geometry: Geometry, values: np.ndarray) -> HillModel:
     present[box[~empty], flat[~empty]] = True
     box_digits = np.nonzero(~present)[1].astype(np.int64)  # row-major: box by box, ascending
     if len(box_digits) != len(box_cells):
-        raise ValueError("a box repeats a given digit")
+        raise NativeInputError("a box repeats a given digit")
     moves = int((counts * (counts - 1) // 2).sum())
     if moves > MAX_MOVES:
-        raise ValueError(
+        raise NativeInputError(
             f"{moves:,} swap moves per iteration: too many for hill climbing (max {MAX_MOVES:,})"
         )
     pairs = [

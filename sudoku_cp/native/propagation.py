@@ -31,6 +31,7 @@ import numpy as np
 
 from ..geometry import Geometry
 from ..grid import Grid
+from . import NativeInputError
 
 __all__ = [
     "MAX_SIDE",
@@ -93,7 +94,7 @@ def propagation_tables(geometry: Geometry) -> PropagationTables:
     """The kernel tables of a geometry (cached); ValueError beyond 64 x 64."""
     n = geometry.n
     if n > MAX_SIDE:
-        raise ValueError(f"bitset propagation handles grids up to {MAX_SIDE}x{MAX_SIDE}, not {n}x{n}")
+        raise NativeInputError(f"bitset propagation handles grids up to {MAX_SIDE}x{MAX_SIDE}, not {n}x{n}")
     full = np.uint64((1 << n) - 1)
     return PropagationTables(
         n,

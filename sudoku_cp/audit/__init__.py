@@ -30,6 +30,7 @@ from ..backends.base import BackendError
 from ..backends.registry import make_backend
 from ..formats import PuzzleItem
 from ..grid import Grid
+from ..limits import Deadline
 from .answers import Answer, AuditError, Claim, Verdict, parse_answer, read_answer_lines
 from .judge import RunResult, answer_from_search, judge
 from .solvers import (
@@ -93,9 +94,11 @@ def audit(
 
     Results come solver by solver, puzzle by puzzle, run by run; an unreadable corpus item gives
     one INVALID result per solver.  With ``unique`` backends are asked to decide uniqueness.
+    ``time_limit`` None or ``inf`` means no limit.
     """
     if runs < 1:
         raise ValueError(f"runs must be >= 1, got {runs}")
+    time_limit = Deadline(time_limit).seconds  # checked: >= 0, inf is no limit
     truth = truth if truth is not None else GroundTruth()
     for solver in solvers:
         try:

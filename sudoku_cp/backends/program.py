@@ -42,6 +42,8 @@ from ..process import (
     split_command,
 )
 
+# ClauseInput, parse_solver_output and write_dimacs live in sudoku_cp.cnf.dimacs; they are named here
+# too only until the command line imports them from there.
 __all__ = [
     "ClauseInput",
     "ProgramAnswer",

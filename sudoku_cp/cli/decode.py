@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
 
 from ..formats import format_line, json_dumps
 from . import common
 from .common import EXIT_NO_SOLUTION, EXIT_OK, EXIT_UNKNOWN, CliError
-
-if TYPE_CHECKING:
-    import numpy as np
 
 __all__ = ["add_parser", "run"]
 
@@ -50,7 +46,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp decode``; return the exit code."""
-    from ..backends.program import SolverProgramError
+    from ..cnf.dimacs import SolverProgramError, read_solver_answer
     from ..cnf.sudoku import AmoEncoding, encode_cnf
     from ..cnf.varmap import DecodeError
     from ..verify import VerificationError, check_solution
@@ -62,13 +58,12 @@ def run(args: argparse.Namespace) -> int:
     cnf = encode_cnf(puzzle, args.encoding, args.amo or AmoEncoding.PAIRWISE)
     # The grid variables do not depend on --amo: without it, auxiliary variables are accepted and ignored.
     try:
-        satisfiable, model = _solver_model(text, cnf.n_vars if args.amo else None)
+        answer = read_solver_answer(text, cnf.n_vars if args.amo else None)
     except SolverProgramError as problem:
         mismatch = "out of range" in str(problem)
         hint = " (was the CNF written with another --encoding or --amo?)" if mismatch else ""
         raise CliError(common.where(name, f"{problem}{hint}")) from None
-    except CliError as problem:
-        raise CliError(common.where(name, problem.message)) from None
+    satisfiable, model = answer.satisfiable, answer.literals
     if satisfiable is None or model is None:
         verdict, code = ("unknown", EXIT_UNKNOWN) if satisfiable is None else ("unsat", EXIT_NO_SOLUTION)
         common.out(json_dumps({"status": verdict}) if args.output == "json" else verdict)
@@ -91,28 +86,3 @@ def run(args: argparse.Namespace) -> int:
         common.out(common.grid_output(solution, args.output))
         common.out(f"solved (decoded with the {cnf.encoding.value} encoding, checked against the puzzle)")
     return EXIT_OK
-
-
-def _solver_model(text: str, n_vars: int | None) -> tuple[bool | None, np.ndarray | None]:
-    """(satisfiable, literals) from SAT competition output, a minisat result file or a bare literal list."""
-    from ..backends.program import parse_solver_output
-
-    lines = [(number, raw.strip()) for number, raw in enumerate(text.splitlines(), start=1)]
-    content = [(number, line) for number, line in lines if line and line.split()[0] != "c"]
-    if not content:
-        raise CliError("empty solver output: no 's' line, result or literals")
-    if any(line.split()[0] in ("s", "v") for _, line in content):
-        return parse_solver_output(text, n_vars=n_vars)
-    first_number, first = content[0]
-    if first.isalpha():
-        return parse_solver_output("", text, n_vars=n_vars)
-    if not first.split()[0].lstrip("+-").isdigit():
-        raise CliError(
-            f"line {first_number}: unrecognized solver output {first[:40]!r}: expected SAT competition "
-            "'s'/'v' lines, a minisat result file (SAT, then literals ending in 0) or a list of literals"
-        )
-    # A bare literal list: read it as the 'v' lines of a satisfiable answer, keeping line numbers.
-    as_values = [f"v {line}" if line and line.split()[0] != "c" else "" for _, line in lines]
-    ends = content[-1][1].split()[-1] == "0"
-    as_values += ["s SATISFIABLE"] + ([] if ends else ["v 0"])
-    return parse_solver_output("\n".join(as_values), n_vars=n_vars)

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
 def _encode_puzzle(args: argparse.Namespace) -> str:
     puzzle, _ = common.one_puzzle(args, "encode")
     if args.to == "cnf":
-        from ..backends.program import write_dimacs
+        from ..cnf.dimacs import write_dimacs
         from ..cnf.sudoku import encode_cnf
 
         cnf = encode_cnf(puzzle, args.encoding, args.amo)

@@ -36,11 +36,12 @@ NISHIO_9X9 = ("aiescargot.txt", 7)
 
 def nishio_renderers() -> dict[str, Callable[[], str]]:
     """File name -> text for the Nishio model exports (CNF pairwise, DLX, CP-SAT bool and int)."""
-    from sudoku_cp.cnf.nishio import encode_nishio_cnf, nishio_dimacs_text
     from sudoku_cp.formats import parse_grid
+    from sudoku_cp.nishio.cnf import encode_nishio_cnf, nishio_dimacs_text
     from sudoku_cp.nishio.cpsat import build_nishio_cpsat, export_nishio_cpsat
     from sudoku_cp.nishio.exact_cover import build_nishio_exact_cover, export_nishio_dlx
-    from sudoku_cp.nishio.instance import digit_instances, parse_instance
+    from sudoku_cp.nishio.instance import digit_instances
+    from sudoku_cp.nishio.text import parse_instance
 
     data = Path(__file__).resolve().parent / "data"
     file, digit = NISHIO_9X9

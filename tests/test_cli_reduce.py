@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 from pysat.solvers import Solver
 from test_cli import assert_one_line_error, run
 
-from sudoku_cp import cli_reduce
 from sudoku_cp.nishio.api import make_method
-from sudoku_cp.nishio.instance import NishioInstance, instance_text, parse_instance
+from sudoku_cp.nishio.instance import NishioInstance
+from sudoku_cp.nishio.text import instance_text, parse_instance
+from sudoku_cp.reduction import check as cli_reduce  # verify_reduction is library code now
 from sudoku_cp.reduction.construction import Reduction
 from sudoku_cp.reduction.formula import Formula, parse_dimacs
 from sudoku_cp.reduction.random3sat import random_3sat

@@ -21,8 +21,9 @@ from sudoku_cp.nishio.api import (
     solve_nishio,
 )
 from sudoku_cp.nishio.dag import build_dag, closure_batch
-from sudoku_cp.nishio.instance import NishioInstance, digit_instances, instance_text
+from sudoku_cp.nishio.instance import NishioInstance, digit_instances
 from sudoku_cp.nishio.overlay import overlay_batch
+from sudoku_cp.nishio.text import instance_text
 
 FAST = ["dag", "overlay", "matching"]
 Capture = pytest.CaptureFixture[str]
@@ -79,7 +80,7 @@ def test_a_disagreement_is_reported_with_both_methods_and_the_cell(monkeypatch: 
     def broken(
         self: overlay.OverlayNishio, instance: NishioInstance, time_limit: float | None = None
     ) -> np.ndarray:
-        out = original(self, instance, time_limit).copy()
+        out = np.array(original(self, instance, time_limit))
         out[0, np.argmax(out[0])] = False  # drop one cell of the true closure
         return out
 

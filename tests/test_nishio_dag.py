@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.nishio.dag import DagNishio, build_dag, closure_batch, count_batch
-from sudoku_cp.nishio.instance import NishioInstance, parse_instance, placement_problem
+from sudoku_cp.nishio.instance import NishioInstance
+from sudoku_cp.nishio.placement import placement_problem
+from sudoku_cp.nishio.text import parse_instance
 
 # (p, q): vertices, arcs (Eppstein 2012 section 4; NOTES.md section 1.4, computed two ways there).
 GRAPH_SIZES = {

@@ -17,9 +17,10 @@ from sudoku_cp.geometry import Geometry
 from sudoku_cp.nishio.api import make_method
 from sudoku_cp.nishio.dag import build_dag, closure_batch, count_batch
 from sudoku_cp.nishio.generate import FAMILIES, random_masks, random_placement
-from sudoku_cp.nishio.instance import NishioInstance, digit_instances, placement_problem
+from sudoku_cp.nishio.instance import NishioInstance, digit_instances
 from sudoku_cp.nishio.matching import matching_closure
 from sudoku_cp.nishio.overlay import overlay_batch
+from sudoku_cp.nishio.placement import placement_problem
 
 SMALL = [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3)]
 LARGE = [(3, 4), (4, 3), (4, 4)]

@@ -13,7 +13,8 @@ from test_reduction_construction import formulas
 from test_reduction_gadgets import all_placements
 
 from sudoku_cp.nishio.api import make_method
-from sudoku_cp.nishio.instance import NishioInstance, placement_problem
+from sudoku_cp.nishio.instance import NishioInstance
+from sudoku_cp.nishio.placement import placement_problem
 from sudoku_cp.reduction.construction import Reduction, reduce_formula
 from sudoku_cp.reduction.decode import (
     assignment_from_placement,

@@ -14,10 +14,11 @@ import numpy as np
 import pytest
 from pysat.solvers import Solver
 
-from sudoku_cp.cnf.nishio import encode_nishio_cnf
 from sudoku_cp.geometry import geometry_for_size
 from sudoku_cp.nishio.api import make_method
-from sudoku_cp.nishio.instance import NishioInstance, placement_problem
+from sudoku_cp.nishio.cnf import encode_nishio_cnf
+from sudoku_cp.nishio.instance import NishioInstance
+from sudoku_cp.nishio.placement import placement_problem
 from sudoku_cp.reduction.construction import Reduction, reduce_formula
 from sudoku_cp.reduction.formula import Formula
 from sudoku_cp.reduction.gadgets import ClauseGadget, EqualityGadget, Layout, VariableGadget, layout_problems

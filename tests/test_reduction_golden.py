@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from sudoku_cp.nishio.instance import format_mask
+from sudoku_cp.nishio.text import format_mask
 from sudoku_cp.reduction.construction import reduce_formula
 from sudoku_cp.reduction.formula import Formula
 from sudoku_cp.reduction.svg import reduction_svg

@@ -14,7 +14,8 @@ import pytest
 from conftest import DATA, SHARED, shared_file
 
 from sudoku_cp.nishio.api import make_method
-from sudoku_cp.nishio.instance import NishioInstance, placement_problem
+from sudoku_cp.nishio.instance import NishioInstance
+from sudoku_cp.nishio.placement import placement_problem
 from sudoku_cp.reduction.construction import Reduction, reduce_formula
 from sudoku_cp.reduction.decode import (
     assignment_from_placement,

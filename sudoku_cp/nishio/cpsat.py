@@ -1,17 +1,19 @@
 """CP-SAT models of a Nishio instance (specified in ``encodings/nishio.md``) and the CP-SAT method.
 
-=====  ==========================================  ==================================================
-kind   variables                                   constraints
-=====  ==========================================  ==================================================
-bool   ``x_rRcC`` in {0, 1} per cell of S           exactly one per row, per column, per box (over the
-       (reading order)                             cells of S in the unit)
-int    ``v_rR``: the column used in row R, domain  all different over the ``v``; ``y_rRsS`` in {0, 1}
-       the columns of S in row R; ``y_rRsS``: row  per row R and column stack S where row R has a cell
-       R uses column stack S                       of S: ``y -> v in stack S`` (enforced linear), exactly
-                                                   one ``y`` per row, exactly one ``y`` per box (rows
-                                                   of its band, its stack)
-=====  ==========================================  ==================================================
+=======  ==========================================  ================================================
+kind     variables                                   constraints
+=======  ==========================================  ================================================
+bool     ``x_rRcC`` in {0, 1} per cell of S           exactly one per row, per column, per box (over
+         (reading order)                             the cells of S in the unit)
+alldiff  ``v_rR``: the column used in row R, domain  all different over the ``v``; ``y_rRsS`` in {0, 1}
+         the columns of S in row R; ``y_rRsS``: row  per row R and column stack S where row R has a
+         R uses column stack S                       cell of S: ``y -> v in stack S`` (enforced
+                                                     linear), exactly one ``y`` per row, exactly one
+                                                     ``y`` per box (rows of its band, its stack)
+=======  ==========================================  ================================================
 
+The kinds are those of the grid models (``sudoku_cp.cpsat.CpsatModelKind``); ``int`` is accepted
+as the alldiff kind's old name, which the exported model's name still carries (golden files).
 Names are 1-based.  A row of S with no cell gets ``v_rR`` with the single value 0 and the
 constraint ``empty_rR`` (an empty ``bool_or``, false), since CP-SAT rejects an empty domain.
 """
@@ -20,30 +22,32 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from enum import Enum
 
 import numpy as np
 from ortools.sat.python import cp_model
 
-from ..cpsat import model_text, solution_vector
-from .instance import NishioInstance, SolveTimeout
-from .method import NishioCount
-from .model_support import Deadline, checked_placement
+from ..cpsat import CpsatModelKind, enumeration_complete, model_text, solution_vector, solve_verdict
+from ..limits import Deadline
+from ..outcome import REASON_TIME_LIMIT
+from .instance import NishioInstance
+from .method import NO_PLACEMENT, Decision, NishioCount, NishioMethod
+from .placement import checked_placement
 
 __all__ = [
     "CpsatNishio",
-    "NishioCpKind",
     "NishioCpModel",
     "build_nishio_cpsat",
     "export_nishio_cpsat",
+    "nishio_cp_kind",
 ]
 
+# The exported model names the alldiff kind 'int', as the golden files do.
+_MODEL_LABEL = {CpsatModelKind.BOOL: "bool", CpsatModelKind.ALLDIFF: "int"}
 
-class NishioCpKind(Enum):
-    """Which Nishio CP-SAT model: a Boolean per cell, or an integer column per row."""
 
-    BOOL = "bool"
-    INT = "int"
+def nishio_cp_kind(kind: CpsatModelKind | str) -> CpsatModelKind:
+    """The model kind of that name: 'bool' or 'alldiff' ('int' is accepted for alldiff)."""
+    return CpsatModelKind.ALLDIFF if kind == "int" else CpsatModelKind(kind)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -51,18 +55,18 @@ class NishioCpModel:
     """A CP-SAT model of a Nishio instance.
 
     ``cell_literals[r, c]``: a literal true exactly when the placement uses cell (r, c) of S (None
-    outside S); for the bool kind these are the ``x`` variables, for the int kind fresh booleans are
-    created on demand by ``cell_literal``.  ``row_vars``: the ``v_rR`` IntVars (int kind only).
+    outside S); for the bool kind these are the ``x`` variables, for the alldiff kind fresh booleans
+    are created on demand by ``cell_literal``.  ``row_vars``: the ``v_rR`` IntVars (alldiff only).
     """
 
     model: cp_model.CpModel
-    kind: NishioCpKind
+    kind: CpsatModelKind
     instance: NishioInstance
     cell_literals: np.ndarray
     row_vars: list[cp_model.IntVar]
 
     def cell_literal(self, r: int, c: int) -> cp_model.IntVar:
-        """A literal equivalent to "row r uses column c" (made on demand for the int kind)."""
+        """A literal equivalent to "row r uses column c" (made on demand for the alldiff kind)."""
         literal = self.cell_literals[r, c]
         if literal is None:
             if not self.instance.mask[r, c]:
@@ -78,7 +82,7 @@ class NishioCpModel:
         """The column per row in a solution vector indexed by variable index (-1/-2 when undefined)."""
         n = self.instance.n
         cols = np.full(n, -1, dtype=np.int64)
-        if self.kind is NishioCpKind.INT:
+        if self.kind is CpsatModelKind.ALLDIFF:
             for r, v in enumerate(self.row_vars):
                 cols[r] = int(values[v.index]) - 1
             return cols
@@ -112,7 +116,7 @@ def _build_bool(model: cp_model.CpModel, instance: NishioInstance) -> np.ndarray
     return x
 
 
-def _build_int(model: cp_model.CpModel, instance: NishioInstance) -> list[cp_model.IntVar]:
+def _build_alldiff(model: cp_model.CpModel, instance: NishioInstance) -> list[cp_model.IntVar]:
     g = instance.geometry
     n, p, q = g.n, g.p, g.q
     mask = instance.mask
@@ -149,17 +153,17 @@ def _build_int(model: cp_model.CpModel, instance: NishioInstance) -> list[cp_mod
 
 
 def build_nishio_cpsat(
-    instance: NishioInstance, kind: NishioCpKind | str = NishioCpKind.BOOL
+    instance: NishioInstance, kind: CpsatModelKind | str = CpsatModelKind.BOOL
 ) -> NishioCpModel:
     """The CP-SAT model of a Nishio instance of the given kind (see the module table)."""
-    kind = NishioCpKind(kind)
+    kind = nishio_cp_kind(kind)
     g = instance.geometry
     model = cp_model.CpModel()
-    model.name = f"nishio {g.n}x{g.n} box {g.box_label} {kind.value}"
-    if kind is NishioCpKind.BOOL:
+    model.name = f"nishio {g.n}x{g.n} box {g.box_label} {_MODEL_LABEL[kind]}"
+    if kind is CpsatModelKind.BOOL:
         literals = _build_bool(model, instance)
         return NishioCpModel(model, kind, instance, literals, [])
-    row_vars = _build_int(model, instance)
+    row_vars = _build_alldiff(model, instance)
     literals = np.full((g.n, g.n), None, dtype=object)
     return NishioCpModel(model, kind, instance, literals, row_vars)
 
@@ -188,14 +192,14 @@ class _Counter(cp_model.CpSolverSolutionCallback):
             self.stop_search()
 
 
-class CpsatNishio:
-    """Nishio by CP-SAT: ``model`` is 'bool' or 'int', ``workers`` the number of search workers."""
+class CpsatNishio(NishioMethod):
+    """Nishio by CP-SAT: ``model`` is 'bool' or 'alldiff', ``workers`` the number of search workers."""
 
     name = "cpsat"
     exact = True
 
-    def __init__(self, model: str = "bool", workers: int = 1) -> None:
-        self.kind = NishioCpKind(model)
+    def __init__(self, model: CpsatModelKind | str = CpsatModelKind.BOOL, workers: int = 1) -> None:
+        self.kind = nishio_cp_kind(model)
         if workers < 1:
             raise ValueError("workers must be at least 1")
         self.workers = workers
@@ -203,8 +207,8 @@ class CpsatNishio:
     def __repr__(self) -> str:
         return f"CpsatNishio(model={self.kind.value!r}, workers={self.workers})"
 
-    def _solver(self, deadline: Deadline, what: str) -> cp_model.CpSolver:
-        deadline.check(what)
+    def _solver(self, deadline: Deadline) -> cp_model.CpSolver:
+        """A solver with this method's workers and the time left."""
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = self.workers
         left = deadline.remaining()
@@ -212,36 +216,33 @@ class CpsatNishio:
             solver.parameters.max_time_in_seconds = max(left, 1e-3)
         return solver
 
-    def _solve(self, model: NishioCpModel, deadline: Deadline, what: str) -> cp_model.CpSolver | None:
-        """The solver holding a solution, None when infeasible; SolveTimeout when the limit stops it."""
-        solver = self._solver(deadline, what)
-        status = solver.solve(model.model)
-        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            return solver
-        if status == cp_model.INFEASIBLE:
-            return None
-        if status == cp_model.UNKNOWN:
-            raise SolveTimeout(f"{what}: time limit of {deadline.seconds} s reached")
-        raise RuntimeError(f"{what}: CP-SAT answered {solver.status_name(status)}")
+    def _solve(self, model: NishioCpModel, deadline: Deadline) -> tuple[bool | None, cp_model.CpSolver]:
+        """(verdict, solver holding the solution): True with a solution, False infeasible, None stopped."""
+        solver = self._solver(deadline)
+        if deadline.expired():
+            return None, solver
+        return solve_verdict(solver.solve(model.model), model.model), solver
 
-    def find_placement(self, instance: NishioInstance, time_limit: float | None = None) -> np.ndarray | None:
-        """A placement inside S as its column per row, or None when S holds none."""
+    def _decide(self, instance: NishioInstance, deadline: Deadline) -> Decision:
+        """A placement inside S as its column per row, or none."""
         model = build_nishio_cpsat(instance, self.kind)
-        solver = self._solve(model, Deadline(time_limit), "CP-SAT Nishio decision")
-        if solver is None:
-            return None
-        return checked_placement(instance, model.decode(solver), self.name)
+        verdict, solver = self._solve(model, deadline)
+        if verdict is None:
+            return Decision.unknown(REASON_TIME_LIMIT)
+        if not verdict:
+            return NO_PLACEMENT
+        return Decision.found(checked_placement(instance, model.decode(solver), self.name))
 
-    def closure(self, instance: NishioInstance, time_limit: float | None = None) -> np.ndarray:
+    def _closure(self, instance: NishioInstance, deadline: Deadline) -> np.ndarray | None:
         """The (n, n) bool mask of cells of S that lie in at least one placement inside S."""
-        deadline = Deadline(time_limit)
         model = build_nishio_cpsat(instance, self.kind)
         n = instance.n
         covered = np.zeros((n, n), dtype=bool)
-        what = "CP-SAT Nishio closure"
         while True:
-            solver = self._solve(model, deadline, what)
-            if solver is None:
+            verdict, solver = self._solve(model, deadline)
+            if verdict is None:
+                return None
+            if not verdict:
                 return covered
             covered[np.arange(n), checked_placement(instance, model.decode(solver), self.name)] = True
             uncovered = np.argwhere(instance.mask & ~covered).tolist()
@@ -250,23 +251,17 @@ class CpsatNishio:
             # The uncovered set only shrinks, so each new clause implies the previous ones.
             model.model.add_bool_or([model.cell_literal(r, c) for r, c in uncovered])
 
-    def count_placements(
-        self, instance: NishioInstance, limit: int | None = None, time_limit: float | None = None
-    ) -> NishioCount:
+    def _count(self, instance: NishioInstance, limit: int | None, deadline: Deadline) -> NishioCount | None:
         """The number of placements inside S, stopping at ``limit`` when one is given."""
-        if limit is not None and limit < 1:
-            raise ValueError("limit must be at least 1")
-        deadline = Deadline(time_limit)
         model = build_nishio_cpsat(instance, self.kind)
-        what = "CP-SAT Nishio count"
-        solver = self._solver(deadline, what)
+        if deadline.expired():
+            return None
+        solver = self._solver(deadline)
         solver.parameters.enumerate_all_solutions = True
         counter = _Counter(model, limit, self.name)
         status = solver.solve(model.model, counter)
-        if counter.stopped:
+        if counter.stopped:  # at the limit: a lower bound, even when it was the last placement
             return NishioCount(counter.count, complete=False)
-        if status in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
+        if enumeration_complete(status, model.model):
             return NishioCount(counter.count, complete=True)
-        if status in (cp_model.UNKNOWN, cp_model.FEASIBLE):
-            raise SolveTimeout(f"{what}: time limit of {deadline.seconds} s reached")
-        raise RuntimeError(f"{what}: CP-SAT answered {solver.status_name(status)}")
+        return None

@@ -38,8 +38,9 @@ import numba
 import numpy as np
 
 from ..geometry import Geometry
+from ..limits import Deadline
 from .instance import NishioInstance
-from .method import NishioCount
+from .method import NO_PLACEMENT, Decision, NishioCount, NishioMethod
 
 __all__ = [
     "DISK_CACHE_MIN_SIDE",
@@ -481,8 +482,11 @@ def count_batch(dag: NishioDag, masks: np.ndarray) -> list[int]:
 # ---------------------------------------------------------------- the method
 
 
-class DagNishio:
-    """The native DAG method: exact closure, decision and count for grids up to 25 x 25."""
+class DagNishio(NishioMethod):
+    """The native DAG method: exact closure, decision and count for grids up to 25 x 25.
+
+    Every query is one or two passes over the graph, so time limits are not needed and ignored.
+    """
 
     name = "dag"
     exact = True
@@ -522,24 +526,22 @@ class DagNishio:
         closure = _closure_scan(dag.start, dag.head, dag.label, allowed, reach)
         return dag, closure, reach, allowed
 
-    def closure(self, instance: NishioInstance, time_limit: float | None = None) -> np.ndarray:
-        """The closure S' (no time limit is needed: one pass over the reachable graph each way)."""
+    def _closure(self, instance: NishioInstance, deadline: Deadline) -> np.ndarray:
+        """The closure S' (one pass over the reachable graph each way)."""
         dag, closure, _, _ = self._scan(instance)
         return closure.reshape(dag.n, dag.n)
 
-    def find_placement(self, instance: NishioInstance, time_limit: float | None = None) -> np.ndarray | None:
-        """A placement inside S (column per row), or None."""
+    def _decide(self, instance: NishioInstance, deadline: Deadline) -> Decision:
+        """A placement inside S (column per row), or none."""
         dag, closure, reach, allowed = self._scan(instance)
         if not closure.any():
-            return None
+            return NO_PLACEMENT
         rows_by_column = _walk(dag.start, dag.head, dag.label, allowed, reach, dag.n)
         cols = np.empty(dag.n, dtype=np.int64)
         cols[rows_by_column] = np.arange(dag.n)
-        return cols
+        return Decision.found(cols)
 
-    def count_placements(
-        self, instance: NishioInstance, limit: int | None = None, time_limit: float | None = None
-    ) -> NishioCount:
+    def _count(self, instance: NishioInstance, limit: int | None, deadline: Deadline) -> NishioCount:
         """The exact number of placements (``limit`` caps the reported number)."""
         total = count_batch(self.dag(instance), instance.mask[None])[0]
         if limit is not None and total > limit:

@@ -4,7 +4,8 @@ Items (3n, all primary): ``rR`` row R holds the digit, ``cC`` column C holds it,
 it (1-based, boxes row-major).  One option per cell of S, in reading order, covering its row,
 column and box items.  An exact cover is a placement.
 
-``XcNishio`` answers the Nishio questions with the numba Algorithm X of ``sudoku_cp.native.dlx``.
+``DlxNishio`` (method ``dlx``; ``xc`` is its old name) answers the Nishio questions with the numba
+Algorithm X of ``sudoku_cp.native.dlx``, the solver of the ``dlx`` backend.
 Its closure enumerates placements up to ``enumerate_cap``; past the cap it keeps what it found and
 then, for every cell of S still uncovered, searches for a placement through that cell (the other
 options of the cell's row, column and box removed), adding each placement found to the cover.
@@ -16,12 +17,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..limits import Deadline
 from ..native.dlx import ExactCoverResult, solve_exact_cover
-from .instance import NishioInstance, SolveTimeout
-from .method import NishioCount
-from .model_support import Deadline, checked_placement
+from ..outcome import REASON_TIME_LIMIT
+from .instance import NishioInstance
+from .method import NO_PLACEMENT, Decision, NishioCount, NishioMethod
+from .placement import checked_placement
 
-__all__ = ["NishioExactCover", "XcNishio", "build_nishio_exact_cover", "export_nishio_dlx"]
+__all__ = ["DlxNishio", "NishioExactCover", "build_nishio_exact_cover", "export_nishio_dlx"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -88,10 +91,10 @@ def export_nishio_dlx(model: NishioExactCover) -> str:
     return "\n".join(lines) + "\n"
 
 
-class XcNishio:
+class DlxNishio(NishioMethod):
     """Nishio by exact cover (numba DLX); ``enumerate_cap`` bounds the closure's first enumeration."""
 
-    name = "xc"
+    name = "dlx"
     exact = True
 
     def __init__(self, enumerate_cap: int = 2000) -> None:
@@ -100,38 +103,36 @@ class XcNishio:
         self.enumerate_cap = enumerate_cap
 
     def __repr__(self) -> str:
-        return f"XcNishio(enumerate_cap={self.enumerate_cap})"
+        return f"DlxNishio(enumerate_cap={self.enumerate_cap})"
 
     @staticmethod
     def _run(
-        options: np.ndarray, n_items: int, deadline: Deadline, what: str, *, limit: int, keep: bool
-    ) -> ExactCoverResult:
-        deadline.check(what)
-        result = solve_exact_cover(options, n_items, limit=limit, time_limit=deadline.remaining(), keep=keep)
-        if result.timed_out:
-            raise SolveTimeout(f"{what}: time limit of {deadline.seconds} s reached")
-        return result
-
-    def find_placement(self, instance: NishioInstance, time_limit: float | None = None) -> np.ndarray | None:
-        """A placement inside S as its column per row, or None when S holds none."""
-        model = build_nishio_exact_cover(instance)
-        result = self._run(
-            model.option_items, model.n_items, Deadline(time_limit), "DLX Nishio decision", limit=1, keep=True
-        )
-        if not result.solutions:
+        options: np.ndarray, n_items: int, deadline: Deadline, *, limit: int, keep: bool
+    ) -> ExactCoverResult | None:
+        """The search's result, or None when the deadline stops it (or has passed before it starts)."""
+        if deadline.expired():
             return None
-        return checked_placement(instance, model.decode(result.solutions[0]), self.name)
+        result = solve_exact_cover(options, n_items, limit=limit, time_limit=deadline.remaining(), keep=keep)
+        return None if result.timed_out else result
 
-    def closure(self, instance: NishioInstance, time_limit: float | None = None) -> np.ndarray:
+    def _decide(self, instance: NishioInstance, deadline: Deadline) -> Decision:
+        """A placement inside S as its column per row, or none."""
+        model = build_nishio_exact_cover(instance)
+        result = self._run(model.option_items, model.n_items, deadline, limit=1, keep=True)
+        if result is None:
+            return Decision.unknown(REASON_TIME_LIMIT)
+        if not result.solutions:
+            return NO_PLACEMENT
+        return Decision.found(checked_placement(instance, model.decode(result.solutions[0]), self.name))
+
+    def _closure(self, instance: NishioInstance, deadline: Deadline) -> np.ndarray | None:
         """The (n, n) bool mask of cells of S that lie in at least one placement inside S."""
-        deadline = Deadline(time_limit)
         model = build_nishio_exact_cover(instance)
         n = instance.n
         covered = np.zeros((n, n), dtype=bool)
-        what = "DLX Nishio closure"
-        result = self._run(
-            model.option_items, model.n_items, deadline, what, limit=self.enumerate_cap, keep=True
-        )
+        result = self._run(model.option_items, model.n_items, deadline, limit=self.enumerate_cap, keep=True)
+        if result is None:
+            return None
         for chosen in result.solutions:
             covered[np.arange(n), checked_placement(instance, model.decode(chosen), self.name)] = True
         if result.complete:
@@ -145,21 +146,17 @@ class XcNishio:
             clash = (items[:, :, None] == items[option][None, None, :]).any(axis=(1, 2))
             clash[option] = False
             keep_options = np.flatnonzero(~clash)
-            forced = self._run(items[keep_options], model.n_items, deadline, what, limit=1, keep=True)
+            forced = self._run(items[keep_options], model.n_items, deadline, limit=1, keep=True)
+            if forced is None:
+                return None
             if forced.solutions:
                 cols = model.decode(keep_options[forced.solutions[0]])
                 covered[np.arange(n), checked_placement(instance, cols, self.name)] = True
         return covered
 
-    def count_placements(
-        self, instance: NishioInstance, limit: int | None = None, time_limit: float | None = None
-    ) -> NishioCount:
+    def _count(self, instance: NishioInstance, limit: int | None, deadline: Deadline) -> NishioCount | None:
         """The number of placements inside S, stopping at ``limit`` when one is given."""
-        if limit is not None and limit < 1:
-            raise ValueError("limit must be at least 1")
         model = build_nishio_exact_cover(instance)
         cap = int(np.iinfo(np.int64).max) if limit is None else limit
-        result = self._run(
-            model.option_items, model.n_items, Deadline(time_limit), "DLX Nishio count", limit=cap, keep=False
-        )
-        return NishioCount(result.count, complete=result.complete)
+        result = self._run(model.option_items, model.n_items, deadline, limit=cap, keep=False)
+        return None if result is None else NishioCount(result.count, complete=result.complete)

@@ -17,7 +17,7 @@ connected component (``connected_components(connection='strong')``, linear time)
 
 The method answers the closure only.  A perfect matching need not respect the boxes, so it is
 not a placement, and the number of perfect matchings is not the number of placements:
-``find_placement`` and ``count_placements`` raise NotImplementedError instead of answering
+``decide`` (so ``find_placement``) and ``count_placements`` raise NotImplementedError instead of answering
 wrongly (use an exact method for those questions).
 """
 
@@ -28,8 +28,9 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching
 
 from ..geometry import Geometry
+from ..limits import Deadline
 from .instance import NishioInstance
-from .method import NishioCount
+from .method import Decision, NishioCount, NishioMethod
 
 __all__ = ["MatchingNishio", "matching_closure", "perfect_matching", "unit_pair_prune"]
 
@@ -93,26 +94,24 @@ def unit_pair_prune(geometry: Geometry, mask: np.ndarray) -> np.ndarray:
             return mask
 
 
-class MatchingNishio:
+class MatchingNishio(NishioMethod):
     """The matching relaxation S'' (boxes ignored): sound but inexact, and answering closure only."""
 
     name = "matching"
     exact = False
 
-    def find_placement(self, instance: NishioInstance, time_limit: float | None = None) -> np.ndarray | None:
+    def _decide(self, instance: NishioInstance, deadline: Deadline) -> Decision:
         """Not answered: a row-column perfect matching is not necessarily a valid placement."""
         raise NotImplementedError(
             "the matching relaxation ignores boxes, so it cannot find a valid placement; "
             "use an exact Nishio method (dag, overlay, sat, ...) for the decision question"
         )
 
-    def closure(self, instance: NishioInstance, time_limit: float | None = None) -> np.ndarray:
+    def _closure(self, instance: NishioInstance, deadline: Deadline) -> np.ndarray:
         """S'' (a superset of the exact closure S'); polynomial, so the time limit is not needed."""
         return matching_closure(instance.mask)
 
-    def count_placements(
-        self, instance: NishioInstance, limit: int | None = None, time_limit: float | None = None
-    ) -> NishioCount:
+    def _count(self, instance: NishioInstance, limit: int | None, deadline: Deadline) -> NishioCount:
         """Not answered: perfect matchings are not placements, so their number is no count of them."""
         raise NotImplementedError(
             "the matching relaxation ignores boxes, so it cannot count valid placements; "

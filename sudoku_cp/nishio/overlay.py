@@ -29,25 +29,28 @@ Batches: ``overlay_batch`` (bool masks) and ``overlay_batch_bits`` (row bitmasks
 masks of one geometry in one compiled pass, placements outer and masks inner, so the table is
 streamed from memory once per batch instead of once per mask.
 
-Time limits: queries scan the table in chunks and check the wall clock between chunks, raising
-``SolveTimeout`` when the limit has passed (the table build, done once per geometry, is not
-interrupted).
+Time limits: queries scan the table in chunks and check the wall clock between chunks; a query
+stopped by its limit answers None, or an unknown decision (the table build, done once per
+geometry, is not interrupted).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-import time
 from dataclasses import dataclass
 from functools import cache
+from typing import overload
 
 import numba
 import numpy as np
 
+from ..errors import SudokuCpError
 from ..geometry import Geometry
-from .instance import NishioInstance, SolveTimeout
-from .method import NishioCount
+from ..limits import Deadline
+from ..outcome import REASON_TIME_LIMIT
+from .instance import NishioInstance
+from .method import NO_PLACEMENT, Decision, NishioCount, NishioMethod
 
 __all__ = [
     "MAX_PLACEMENTS",
@@ -69,7 +72,7 @@ MAX_PLACEMENTS = 40_000_000
 _DEFAULT_CHUNK = 1 << 20
 
 
-class OverlayTooLarge(ValueError):
+class OverlayTooLarge(SudokuCpError, ValueError):
     """The geometry has too many valid placements to list them."""
 
 
@@ -348,6 +351,28 @@ class OverlayBatchResult:
     first: np.ndarray
 
 
+@overload
+def overlay_batch(
+    geometry: Geometry,
+    masks: np.ndarray,
+    *,
+    time_limit: None = None,
+    max_placements: int = ...,
+    chunk: int = ...,
+) -> OverlayBatchResult: ...
+
+
+@overload
+def overlay_batch(
+    geometry: Geometry,
+    masks: np.ndarray,
+    *,
+    time_limit: float | None,
+    max_placements: int = ...,
+    chunk: int = ...,
+) -> OverlayBatchResult | None: ...
+
+
 def overlay_batch(
     geometry: Geometry,
     masks: np.ndarray,
@@ -355,16 +380,16 @@ def overlay_batch(
     time_limit: float | None = None,
     max_placements: int = MAX_PLACEMENTS,
     chunk: int = _DEFAULT_CHUNK,
-) -> OverlayBatchResult:
+) -> OverlayBatchResult | None:
     """Closure, count and first placement of B sets S given as (B, n, n) bool masks.
 
-    One pass over the table for the whole batch; SolveTimeout when ``time_limit`` passes.
+    One pass over the table for the whole batch; None when ``time_limit`` stops it.
     """
     masks = np.asarray(masks, dtype=bool)
     n = geometry.n
     if masks.ndim != 3 or masks.shape[1:] != (n, n):
         raise ValueError(f"masks of a {n}x{n} grid need shape (B, {n}, {n}), got {masks.shape}")
-    deadline = None if time_limit is None else time.perf_counter() + time_limit
+    deadline = Deadline(time_limit)
     table = band_table(geometry, max_placements)
     fits = _fits(table, masks)
     batch = masks.shape[0]
@@ -373,8 +398,8 @@ def overlay_batch(
     first = np.full(batch, -1, dtype=np.int64)
     step = max(1, chunk // max(1, batch))
     for start in range(0, len(table), step):
-        if deadline is not None and time.perf_counter() > deadline:
-            raise SolveTimeout(f"pattern overlay batch stopped at its {time_limit} s time limit")
+        if deadline.expired():
+            return None
         _scan_batch(table.bands, fits, start, min(start + step, len(table)), used, counts, first)
     return OverlayBatchResult(_union(table, used), counts, first)
 
@@ -383,25 +408,20 @@ def overlay_batch_bits(
     geometry: Geometry,
     rows: np.ndarray,
     *,
-    time_limit: float | None = None,
     max_placements: int = MAX_PLACEMENTS,
     chunk: int = _DEFAULT_CHUNK,
 ) -> OverlayBatchResult:
-    """Like ``overlay_batch`` for S given as (B, n) int64 row bitmasks; the closure is row bitmasks too."""
+    """Like ``overlay_batch`` (without a time limit) for S given as (B, n) int64 row bitmasks; the
+    closure is row bitmasks too."""
     rows = np.asarray(rows, dtype=np.int64)
     if rows.ndim != 2 or rows.shape[1] != geometry.n:
         raise ValueError(f"row bitmasks of a {geometry.n}x{geometry.n} grid need shape (B, {geometry.n})")
-    result = overlay_batch(
-        geometry,
-        _bits_to_masks(rows, geometry.n),
-        time_limit=time_limit,
-        max_placements=max_placements,
-        chunk=chunk,
-    )
+    masks = _bits_to_masks(rows, geometry.n)
+    result = overlay_batch(geometry, masks, max_placements=max_placements, chunk=chunk)
     return OverlayBatchResult(row_bitmasks(result.closure), result.counts, result.first)
 
 
-class OverlayNishio:
+class OverlayNishio(NishioMethod):
     """The pattern overlay method: exact, by testing every valid placement of the geometry.
 
     ``max_placements`` bounds the table size (OverlayTooLarge above it); ``chunk`` is the number of
@@ -416,13 +436,13 @@ class OverlayNishio:
         self.chunk = chunk
 
     def _run(
-        self, instance: NishioInstance, limit: int, time_limit: float | None, saturate: bool = False
-    ) -> tuple[int, int, np.ndarray, bool]:
+        self, instance: NishioInstance, limit: int, deadline: Deadline, saturate: bool = False
+    ) -> tuple[int, int, np.ndarray, bool] | None:
         """(hits, first hit, union row bitmasks, scanned to the end) for a scan stopping at ``limit``.
 
-        ``saturate``: also stop once the union is all of S (then the hit count is partial).
+        ``saturate``: also stop once the union is all of S (then the hit count is partial).  None
+        when the deadline stops the scan.
         """
-        deadline = None if time_limit is None else time.perf_counter() + time_limit
         table = band_table(instance.geometry, self.max_placements)
         fits = _fits(table, instance.mask[None])[0]
         rows = row_bitmasks(instance.mask)
@@ -432,8 +452,8 @@ class OverlayNishio:
         total = len(table)
         start = 0
         while start < total:
-            if deadline is not None and time.perf_counter() > deadline:
-                raise SolveTimeout(f"pattern overlay stopped at its {time_limit} s time limit")
+            if deadline.expired():
+                return None
             stop = min(start + self.chunk, total)
             left = max(0, limit - hits) if limit > 0 else 0
             got, at, end = _scan(
@@ -447,23 +467,22 @@ class OverlayNishio:
             start = end
         return hits, first, union, True
 
-    def find_placement(self, instance: NishioInstance, time_limit: float | None = None) -> np.ndarray | None:
-        """The lexicographically first placement inside S (column per row), or None."""
-        _, first, _, _ = self._run(instance, 1, time_limit)
+    def _decide(self, instance: NishioInstance, deadline: Deadline) -> Decision:
+        """The lexicographically first placement inside S (column per row), or none."""
+        scan = self._run(instance, 1, deadline)
+        if scan is None:
+            return Decision.unknown(REASON_TIME_LIMIT)
+        first = scan[1]
         if first < 0:
-            return None
-        return band_table(instance.geometry, self.max_placements).columns(first)
+            return NO_PLACEMENT
+        return Decision.found(band_table(instance.geometry, self.max_placements).columns(first))
 
-    def closure(self, instance: NishioInstance, time_limit: float | None = None) -> np.ndarray:
-        """S': the union of the placements inside S, as an (n, n) bool mask."""
-        _, _, union, _ = self._run(instance, 0, time_limit, saturate=True)
-        return _bits_to_masks(union, instance.n)
+    def _closure(self, instance: NishioInstance, deadline: Deadline) -> np.ndarray | None:
+        """S': the union of the placements inside S, as an (n, n) bool mask (None when stopped)."""
+        scan = self._run(instance, 0, deadline, saturate=True)
+        return None if scan is None else _bits_to_masks(scan[2], instance.n)
 
-    def count_placements(
-        self, instance: NishioInstance, limit: int | None = None, time_limit: float | None = None
-    ) -> NishioCount:
+    def _count(self, instance: NishioInstance, limit: int | None, deadline: Deadline) -> NishioCount | None:
         """The number of placements inside S; ``complete`` is False when stopped at ``limit``."""
-        if limit is not None and limit <= 0:
-            return NishioCount(0, False)
-        hits, _, _, finished = self._run(instance, limit or 0, time_limit)
-        return NishioCount(hits, finished)
+        scan = self._run(instance, limit or 0, deadline)
+        return None if scan is None else NishioCount(scan[0], scan[3])

@@ -1,4 +1,4 @@
-"""Nishio questions answered by a SAT solver (pysat) on the CNF model of ``sudoku_cp.cnf.nishio``.
+"""Nishio questions answered by a SAT solver (pysat) on the CNF model of ``sudoku_cp.nishio.cnf``.
 
 Decision is one solve.  The closure is a covering loop: after each placement, one more solve asks
 for a placement using at least one cell of S not yet covered (a clause guarded by a fresh activation
@@ -6,49 +6,39 @@ literal, assumed for that solve only); the loop ends when that is unsatisfiable.
 strategy instead blocks every placement found until none is left, and takes the union.  Counting
 blocks each placement on its cell variables only.  A count that reaches ``limit`` stops there and is
 reported as incomplete (count = limit), even when no further placement exists.
+
+Every solve runs through ``sudoku_cp.limits.solve_limited`` against the method's one deadline:
+solvers with interrupts are stopped by a timer, CaDiCaL in rounds of a conflict budget paced to
+the time left, so the limit holds inside one long solve too.  A stopped question answers unknown.
 """
 
 from __future__ import annotations
 
-import threading
-import time
-from functools import cache
-
 import numpy as np
 from pysat.solvers import Solver
 
-from ..cnf.nishio import NISHIO_CNF_ENCODINGS, NishioCnf, encode_nishio_cnf
-from .instance import NishioInstance, SolveTimeout
-from .method import NishioCount
-from .model_support import Deadline, checked_placement
+from ..cnf.sudoku import AmoEncoding
+from ..limits import Deadline, solve_limited
+from ..outcome import REASON_TIME_LIMIT
+from .cnf import NishioCnf, encode_nishio_cnf
+from .instance import NishioInstance
+from .method import NO_PLACEMENT, Decision, NishioCount, NishioMethod
+from .placement import checked_placement
 
-__all__ = ["SAT_CLOSURE_STRATEGIES", "SatNishio", "solver_interruptible"]
+__all__ = ["SAT_CLOSURE_STRATEGIES", "SatNishio"]
 
 #: Closure strategies: the activation-literal covering loop, or enumeration of every placement.
 SAT_CLOSURE_STRATEGIES = ("cover", "enumerate")
 
 
-@cache
-def solver_interruptible(name: str) -> bool:
-    """True when the pysat solver ``name`` supports ``solve_limited`` with ``interrupt``."""
-    with Solver(name=name, bootstrap_with=[[1]]) as probe:
-        try:
-            probe.interrupt()
-            probe.clear_interrupt()
-            probe.solve_limited(expect_interrupt=True)
-        except NotImplementedError:
-            return False
-    return True
-
-
 class _Session:
     """One incremental solver over a Nishio CNF, with the method's deadline."""
 
-    def __init__(self, cnf: NishioCnf, solver: str, deadline: Deadline, interruptible: bool) -> None:
+    def __init__(self, cnf: NishioCnf, solver: str, deadline: Deadline, method: str) -> None:
         self.cnf = cnf
         self.solver = Solver(name=solver, bootstrap_with=cnf.clauses)
         self.deadline = deadline
-        self.interruptible = interruptible
+        self.method = method
         self.top = cnf.n_vars
 
     def close(self) -> None:
@@ -59,140 +49,117 @@ class _Session:
         self.top += 1
         return self.top
 
-    def solve(self, assumptions: list[int], what: str) -> bool:
-        """Satisfiable under the assumptions; SolveTimeout when the deadline stops the solve."""
-        self.deadline.check(what)
-        left = self.deadline.remaining()
-        if left is None:
-            return bool(self.solver.solve(assumptions=assumptions))
-        if not self.interruptible:
-            return self._solve_in_budgets(assumptions, what)
-        timer = threading.Timer(left, self.solver.interrupt)
-        timer.start()
-        try:
-            result = self.solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
-        finally:
-            timer.cancel()
-            timer.join()
-            self.solver.clear_interrupt()
-        if result is None:
-            raise SolveTimeout(f"{what}: time limit of {self.deadline.seconds} s reached")
-        return bool(result)
+    def solve(self, assumptions: list[int]) -> bool | None:
+        """Satisfiable under the assumptions: True, False, or None when the deadline stops it."""
+        return solve_limited(self.solver, assumptions, self.deadline)
 
-    def _solve_in_budgets(self, assumptions: list[int], what: str) -> bool:
-        """Solve in rounds of a growing conflict budget, checking the deadline between rounds.
-
-        CaDiCaL cannot be interrupted through pysat, but it honours conflict budgets; learnt clauses
-        are kept from one round to the next.
-        """
-        budget = 1000
-        while True:
-            began = time.perf_counter()
-            self.solver.conf_budget(budget)
-            result = self.solver.solve_limited(assumptions=assumptions)
-            if result is not None:
-                return bool(result)
-            left = self.deadline.remaining()
-            if not left:
-                raise SolveTimeout(f"{what}: time limit of {self.deadline.seconds} s reached")
-            # Grow the budget, but not past what the last round's pace fits into the time left.
-            pace = budget / max(time.perf_counter() - began, 1e-6)
-            budget = max(100, min(2 * budget, int(pace * left)))
-
-    def placement(self, method: str) -> np.ndarray:
+    def placement(self) -> np.ndarray:
         """The checked placement of the current model."""
-        model = self.solver.get_model()
-        assert model is not None
-        return checked_placement(self.cnf.instance, self.cnf.decode(model), method)
+        model = self.solver.get_model() or []  # no model decodes to no placement, which fails the check
+        return checked_placement(self.cnf.instance, self.cnf.decode(model), self.method)
 
-    def cell_literals(self, cols: np.ndarray) -> list[int]:
-        """The cell variables of a placement."""
-        return [int(self.cnf.cell_vars[r, c]) for r, c in enumerate(cols.tolist())]
+    def block(self, cols: np.ndarray) -> None:
+        """Forbid this placement: a clause over its cell variables."""
+        self.solver.add_clause([-int(self.cnf.cell_vars[r, c]) for r, c in enumerate(cols.tolist())])
 
 
-class SatNishio:
-    """Nishio by SAT: ``solver`` is a pysat solver name, ``amo`` the exactly-one ``EncType`` name,
+class SatNishio(NishioMethod):
+    """Nishio by SAT: ``solver`` is a pysat solver name, ``amo`` the exactly-one ``AmoEncoding``,
     ``closure`` the closure strategy ('cover' or 'enumerate').
 
-    ``time_limit`` stops a solve through pysat's interrupt; solvers without interrupts (CaDiCaL)
-    solve in rounds of a conflict budget and check the time between rounds.
+    ``time_limit`` bounds each question (see the module docstring for how a solve is stopped).
     """
 
     name = "sat"
     exact = True
 
-    def __init__(self, solver: str = "cadical195", amo: str = "seqcounter", closure: str = "cover") -> None:
-        if amo not in NISHIO_CNF_ENCODINGS:
-            raise ValueError(f"unknown exactly-one encoding {amo!r}")
+    def __init__(
+        self,
+        solver: str = "cadical195",
+        amo: AmoEncoding | str = AmoEncoding.SEQCOUNTER,
+        closure: str = "cover",
+    ) -> None:
         if closure not in SAT_CLOSURE_STRATEGIES:
             raise ValueError(
                 f"unknown closure strategy {closure!r} (one of {', '.join(SAT_CLOSURE_STRATEGIES)})"
             )
         self.solver = solver
-        self.amo = amo
+        self.amo = AmoEncoding(amo)
         self.closure_strategy = closure
-        self.interruptible = solver_interruptible(solver)
 
     def __repr__(self) -> str:
-        return f"SatNishio(solver={self.solver!r}, amo={self.amo!r}, closure={self.closure_strategy!r})"
+        return f"SatNishio(solver={self.solver!r}, amo={self.amo.value!r}, closure={self.closure_strategy!r})"
 
-    def _session(self, instance: NishioInstance, time_limit: float | None) -> _Session:
-        deadline = Deadline(time_limit)
-        return _Session(encode_nishio_cnf(instance, self.amo), self.solver, deadline, self.interruptible)
+    def _session(self, instance: NishioInstance, deadline: Deadline) -> _Session:
+        return _Session(encode_nishio_cnf(instance, self.amo), self.solver, deadline, self.name)
 
-    def find_placement(self, instance: NishioInstance, time_limit: float | None = None) -> np.ndarray | None:
-        """A placement inside S as its column per row, or None when S holds none."""
-        session = self._session(instance, time_limit)
+    def _decide(self, instance: NishioInstance, deadline: Deadline) -> Decision:
+        """A placement inside S as its column per row, or none; unknown when the limit stops the solve."""
+        session = self._session(instance, deadline)
         try:
-            if not session.solve([], "SAT Nishio decision"):
-                return None
-            return session.placement(self.name)
+            answer = session.solve([])
+            if answer is None:
+                return Decision.unknown(REASON_TIME_LIMIT)
+            return Decision.found(session.placement()) if answer else NO_PLACEMENT
         finally:
             session.close()
 
-    def closure(self, instance: NishioInstance, time_limit: float | None = None) -> np.ndarray:
+    def _closure(self, instance: NishioInstance, deadline: Deadline) -> np.ndarray | None:
         """The (n, n) bool mask of cells of S that lie in at least one placement inside S."""
-        session = self._session(instance, time_limit)
-        covered = np.zeros(instance.mask.shape, dtype=bool)
+        session = self._session(instance, deadline)
         try:
             if self.closure_strategy == "enumerate":
-                while session.solve([], "SAT Nishio closure"):
-                    cols = session.placement(self.name)
-                    covered[np.arange(instance.n), cols] = True
-                    session.solver.add_clause([-v for v in session.cell_literals(cols)])
-                return covered
-            if not session.solve([], "SAT Nishio closure"):
-                return covered
-            covered[np.arange(instance.n), session.placement(self.name)] = True
-            while True:
-                uncovered = session.cnf.cell_vars[instance.mask & ~covered].tolist()
-                if not uncovered:
-                    return covered
-                act = session.fresh()
-                session.solver.add_clause([-act, *uncovered])
-                if not session.solve([act], "SAT Nishio closure"):
-                    return covered
-                # Read the model before adding a clause: CaDiCaL drops it on any change.
-                covered[np.arange(instance.n), session.placement(self.name)] = True
-                session.solver.add_clause([-act])
+                return self._enumerated(session)
+            return self._covered(session)
         finally:
             session.close()
 
-    def count_placements(
-        self, instance: NishioInstance, limit: int | None = None, time_limit: float | None = None
-    ) -> NishioCount:
+    @staticmethod
+    def _enumerated(session: _Session) -> np.ndarray | None:
+        """The union of every placement, each blocked once found."""
+        instance = session.cnf.instance
+        covered = np.zeros(instance.mask.shape, dtype=bool)
+        while (answer := session.solve([])) is True:
+            cols = session.placement()
+            covered[np.arange(instance.n), cols] = True
+            session.block(cols)
+        return None if answer is None else covered
+
+    @staticmethod
+    def _covered(session: _Session) -> np.ndarray | None:
+        """The covering loop: each solve must use a cell of S not yet covered (an activation literal)."""
+        instance = session.cnf.instance
+        covered = np.zeros(instance.mask.shape, dtype=bool)
+        answer = session.solve([])
+        if not answer:
+            return None if answer is None else covered
+        covered[np.arange(instance.n), session.placement()] = True
+        while True:
+            uncovered = session.cnf.cell_vars[instance.mask & ~covered].tolist()
+            if not uncovered:
+                return covered
+            act = session.fresh()
+            session.solver.add_clause([-act, *uncovered])
+            answer = session.solve([act])
+            if not answer:
+                return None if answer is None else covered
+            # Read the model before adding a clause: CaDiCaL drops it on any change.
+            covered[np.arange(instance.n), session.placement()] = True
+            session.solver.add_clause([-act])
+
+    def _count(self, instance: NishioInstance, limit: int | None, deadline: Deadline) -> NishioCount | None:
         """The number of placements inside S, stopping at ``limit`` when one is given."""
-        if limit is not None and limit < 1:
-            raise ValueError("limit must be at least 1")
-        session = self._session(instance, time_limit)
+        session = self._session(instance, deadline)
         count = 0
         try:
             while limit is None or count < limit:
-                if not session.solve([], "SAT Nishio count"):
+                answer = session.solve([])
+                if answer is None:
+                    return None
+                if not answer:
                     return NishioCount(count, complete=True)
-                cols = session.placement(self.name)
+                session.block(session.placement())
                 count += 1
-                session.solver.add_clause([-v for v in session.cell_literals(cols)])
             return NishioCount(count, complete=False)
         finally:
             session.close()

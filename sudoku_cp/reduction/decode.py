@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..errors import SudokuCpError
-from ..nishio.instance import placement_problem
+from ..nishio.placement import placement_problem
 from .construction import Reduction
 from .errors import ReductionError
 

@@ -1,0 +1,187 @@
+"""Text forms of a Nishio instance: read any of three, write each (all 1-based for users).
+
+* mask rows: n lines of n symbols, ``x``/``X``/``1`` for a cell in S and ``.``/``0`` for a cell
+  outside; blanks and the box separators ``|`` and ``+`` are ignored, lines made of ``-``, ``+``,
+  ``=`` and blanks only are box rules, and ``#`` starts a comment;
+* a cell list: ``n=9 box=3x3`` (box optional where n alone decides it) then cells as ``R1C2`` or
+  ``1,2`` (row, column), separated by blanks, commas or new lines;
+* JSON: ``{"n": 9, "box": "3x3", "cells": [[1, 2], ...]}``.
+
+Every problem is a ``ParseError`` naming the line (and column) where it is known.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+
+from ..formats import ParseError, json_dumps
+from ..geometry import Geometry, GeometryError, geometry_for_size, parse_box
+from .instance import NishioInstance
+
+__all__ = [
+    "INSTANCE_FORMS",
+    "ParseError",
+    "format_cells",
+    "format_mask",
+    "instance_text",
+    "instance_to_json",
+    "parse_instance",
+]
+
+#: The names ``instance_text`` writes.
+INSTANCE_FORMS = ("mask", "cells", "json")
+
+_CELL_RC = re.compile(r"[Rr](\d+)[Cc](\d+)")
+_IN = frozenset("xX1")
+_OUT = frozenset(".0")
+
+
+def format_mask(instance: NishioInstance, *, boxes: bool = False) -> str:
+    """Rows of 'x' (in S) and '.' (outside), one line per row; ``boxes`` adds box separators."""
+    g = instance.geometry
+    lines = []
+    for r in range(g.n):
+        row = ["x" if v else "." for v in instance.mask[r]]
+        if boxes:
+            groups = [" ".join(row[c : c + g.q]) for c in range(0, g.n, g.q)]
+            lines.append(" | ".join(groups))
+            if r % g.p == g.p - 1 and r != g.n - 1:
+                lines.append("-+-".join("-" * (2 * g.q - 1) for _ in range(g.p)))
+        else:
+            lines.append("".join(row))
+    return "\n".join(lines) + "\n"
+
+
+def format_cells(instance: NishioInstance) -> str:
+    """The cell-list form: a header naming n and the box, then one R<r>C<c> per cell."""
+    g = instance.geometry
+    names = [g.cell_name(r * g.n + c) for r, c in instance.cells()]
+    return f"n={g.n} box={g.box_label}\n" + " ".join(names) + "\n"
+
+
+def instance_to_json(instance: NishioInstance) -> dict[str, object]:
+    """A JSON-ready object: n, box and the 1-based cells of S."""
+    g = instance.geometry
+    return {"n": g.n, "box": g.box_label, "cells": [[r + 1, c + 1] for r, c in instance.cells()]}
+
+
+def _geometry(n: int, box: tuple[int, int] | None, line: int | None) -> Geometry:
+    try:
+        return geometry_for_size(n, box)
+    except GeometryError as error:
+        raise ParseError(str(error), line) from None
+
+
+def _from_json(text: str, box: tuple[int, int] | None) -> NishioInstance:
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ParseError(f"bad JSON: {error.msg}", error.lineno, error.colno) from None
+    if not isinstance(obj, dict) or "n" not in obj or "cells" not in obj:
+        raise ParseError('a JSON instance is an object with "n" and "cells"')
+    n = obj["n"]
+    if not isinstance(n, int) or n < 2:
+        raise ParseError(f'"n" must be an integer >= 2, got {n!r}')
+    if "box" in obj:
+        try:
+            box = parse_box(str(obj["box"]))
+        except GeometryError as error:
+            raise ParseError(str(error)) from None
+    g = _geometry(n, box, None)
+    cells = []
+    for k, cell in enumerate(obj["cells"]):
+        ok = isinstance(cell, list) and len(cell) == 2 and all(isinstance(v, int) for v in cell)
+        if not ok or not (1 <= cell[0] <= n and 1 <= cell[1] <= n):
+            raise ParseError(
+                f"cell {k + 1} of the JSON list is not a [row, column] pair within 1..{n}: {cell!r}"
+            )
+        cells.append((cell[0] - 1, cell[1] - 1))
+    return NishioInstance.from_cells(g, cells)
+
+
+def _from_cell_list(lines: list[tuple[int, str]], box: tuple[int, int] | None) -> NishioInstance:
+    n: int | None = None
+    cells: list[tuple[int, int, int, int]] = []
+    for number, text in lines:
+        for match in re.finditer(r"[^\s,;]+(?:,\d+)?", text):
+            word, col = match.group(0), match.start() + 1
+            key, _, value = word.partition("=")
+            if value:
+                if key.lower() == "n" and value.isdigit():
+                    n = int(value)
+                elif key.lower() == "box":
+                    try:
+                        box = parse_box(value)
+                    except GeometryError as error:
+                        raise ParseError(str(error), number, col) from None
+                else:
+                    raise ParseError(f"unknown setting {word!r} (expected n=N or box=PxQ)", number, col)
+                continue
+            rc = _CELL_RC.fullmatch(word) or re.fullmatch(r"(\d+),(\d+)", word)
+            if rc is None:
+                raise ParseError(f"{word!r} is not a cell (write R3C5 or 3,5)", number, col)
+            cells.append((int(rc.group(1)), int(rc.group(2)), number, col))
+    if n is None:
+        if box is None:
+            raise ParseError("a cell list needs its size: start it with n=N (and box=PxQ where needed)")
+        n = box[0] * box[1]
+    g = _geometry(n, box, None)
+    for r, c, number, col in cells:
+        if not (1 <= r <= n and 1 <= c <= n):
+            raise ParseError(f"cell R{r}C{c} lies outside the {n}x{n} grid", number, col)
+    return NishioInstance.from_cells(g, [(r - 1, c - 1) for r, c, _, _ in cells])
+
+
+def _from_mask_rows(lines: list[tuple[int, str]], box: tuple[int, int] | None) -> NishioInstance:
+    rows: list[tuple[int, list[bool]]] = []
+    for number, text in lines:
+        body = text.split("#", 1)[0]
+        if not body.strip() or set(body) <= set("-+= "):
+            continue
+        row = []
+        for col, ch in enumerate(body, start=1):
+            if ch in " \t|+":
+                continue
+            if ch in _IN:
+                row.append(True)
+            elif ch in _OUT:
+                row.append(False)
+            else:
+                raise ParseError(f"unexpected symbol {ch!r} in an instance row (use x or . )", number, col)
+        rows.append((number, row))
+    if not rows:
+        raise ParseError("the instance is empty")
+    n = len(rows)
+    for number, row in rows:
+        if len(row) != n:
+            raise ParseError(f"row has {len(row)} cells but the instance has {n} rows", number)
+    g = _geometry(n, box, rows[0][0])
+    return NishioInstance(g, np.array([row for _, row in rows], dtype=bool))
+
+
+def parse_instance(text: str, *, box: tuple[int, int] | None = None) -> NishioInstance:
+    """Read an instance in any of the module's text forms (detected from the text)."""
+    stripped = text.strip()
+    if not stripped:
+        raise ParseError("the instance is empty")
+    if stripped.startswith("{"):
+        return _from_json(stripped, box)
+    lines = [(k, line.rstrip("\r\n")) for k, line in enumerate(text.splitlines(), start=1)]
+    lines = [(k, line) for k, line in lines if not line.lstrip().startswith("#")]
+    if re.search(r"[Rr]\d+[Cc]\d+|\d+,\d+|\bn=", stripped):
+        return _from_cell_list(lines, box)
+    return _from_mask_rows(lines, box)
+
+
+def instance_text(instance: NishioInstance, form: str = "mask") -> str:
+    """The instance written as 'mask' rows, a 'cells' list, or 'json' (one of ``INSTANCE_FORMS``)."""
+    if form == "mask":
+        return format_mask(instance)
+    if form == "cells":
+        return format_cells(instance)
+    if form == "json":
+        return json_dumps(instance_to_json(instance)) + "\n"
+    raise ValueError(f"unknown instance form {form!r}")

@@ -395,13 +395,14 @@ def test_verify_reports_a_broken_decoder_as_disagreement(monkeypatch: pytest.Mon
 def test_verify_time_limit_gives_unknown_and_exit_3(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, small_sat: str
 ) -> None:
-    from sudoku_cp.nishio.instance import SolveTimeout
+    from sudoku_cp.nishio.method import Decision
     from sudoku_cp.nishio.sat import SatNishio
+    from sudoku_cp.outcome import REASON_TIME_LIMIT
 
-    def out_of_time(self: SatNishio, instance: NishioInstance, time_limit: float | None = None) -> None:
-        raise SolveTimeout("time limit reached")
+    def out_of_time(self: SatNishio, instance: NishioInstance, time_limit: float | None = None) -> Decision:
+        return Decision.unknown(REASON_TIME_LIMIT)  # a stopped method answers unknown, it does not raise
 
-    monkeypatch.setattr(SatNishio, "find_placement", out_of_time)
+    monkeypatch.setattr(SatNishio, "decide", out_of_time)
     code, out, _ = run(capsys, "reduce", "--verify", small_sat, "--json", "--time-limit", "5")
     report = json.loads(out)
     assert code == 3 and report["status"] == "unknown" and report["instance_methods"]["sat"] is None

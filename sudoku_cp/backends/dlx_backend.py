@@ -16,8 +16,8 @@ def decode_covers(model: ExactCoverModel, chosen: np.ndarray) -> np.ndarray:
     """The (k, n, n) grids of k covers given as a (k, size) array of option indices, all at once."""
     n = model.puzzle.n
     grids = np.repeat(model.puzzle.values.reshape(1, n * n), len(chosen), axis=0)
-    digits = (model.option_digit[chosen] + 1).astype(grids.dtype)
-    np.put_along_axis(grids, model.option_cell[chosen], digits, axis=1)
+    places = model.option_cell[chosen] + (np.arange(len(chosen)) * (n * n))[:, None]
+    grids.reshape(-1)[places] = model.option_digit[chosen] + 1
     return grids.reshape(-1, n, n)
 
 

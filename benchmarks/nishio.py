@@ -1,6 +1,7 @@
 """Nishio closure speed: the DAG against pattern overlay, SAT, CP-SAT, exact cover and matching.
 
     .venv/bin/python benchmarks/nishio.py [--quick] [--sizes 9,16,25] [--time-limit S]
+    .venv/bin/python benchmarks/nishio.py --all-digits [FILE]
 
 All methods run in one process on the same instances, and each answer is checked against the DAG
 closure (the matching relaxation must contain it), so a ratio never compares a wrong answer.
@@ -9,16 +10,24 @@ Instances: the digit subproblems of real puzzle states (9x9 forum-hardest puzzle
 ``sudoku_cp.nishio.generate``.  Per-query times are medians over instances (batch rows: the
 batch time divided by the batch size, median of 3 repeats).  A pure-Python version of the same
 DAG, written plainly in this file, is the interpreted baseline.
+
+``--all-digits`` instead times the library side of ``sudoku-cp nishio --puzzle FILE --all-digits
+--json`` (default FILE: the 9,754 forum-hardest puzzles) in a fresh process, phase by phase:
+imports, parsing, the sets S of every digit (``digit_masks``), the DAG set-up (numba, graph,
+compiled kernels from their cache), the closures (``solve_dag_batch``) and the JSON Lines.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from common import ROOT, SHARED, load_average, machine, peak_rss_mb
@@ -326,6 +335,67 @@ def pigeonhole_workload(geometry: Geometry) -> Workload:
     return Workload(geometry, f"hard: pigeonhole, k = {half - 1} and {half} rows in k - 1 columns", masks)
 
 
+# ------------------------------------------------------------------ every digit of a puzzle file
+
+FORUM_HARDEST = "sudoku9/tdoku_forum_hardest_1905_11plus_every5th.txt"
+
+# Runs in a fresh interpreter, so that imports and numba's start-up count as they do in a command.
+_ALL_DIGITS = """
+import json, os, sys, time
+clock = [("start", time.perf_counter())]
+def mark(name): clock.append((name, time.perf_counter()))
+import numpy as np
+from sudoku_cp.formats import parse_puzzles
+from sudoku_cp.nishio.instance import digit_masks
+from sudoku_cp.nishio.batch import solve_dag_batch
+mark("imports")
+items = parse_puzzles(open(sys.argv[1]).read())
+grids = [item.grid for item in items if item.grid is not None]
+g = grids[0].geometry
+values = np.stack([grid.values.reshape(-1) for grid in grids])
+mark("parse")
+masks = digit_masks(g, values).reshape(-1, g.n, g.n)
+mark("sets S (digit_masks)")
+from sudoku_cp.nishio import dag
+mark("numba and the DAG module")
+graph = dag.build_dag(g.p, g.q)
+mark("DAG build (numba loads its first compiled kernels)")
+dag.closure_batch(graph, masks[:1])
+mark("closure kernel (from numba's cache)")
+batch = solve_dag_batch(g, masks)
+mark("closures (solve_dag_batch)")
+text = batch.to_json_lines({"puzzle": np.repeat(np.arange(len(grids)), g.n),
+                            "digit": np.tile(np.arange(1, g.n + 1), len(grids))})
+mark("JSON Lines (to_json_lines)")
+with open(os.devnull, "w") as sink:
+    sink.write(text)
+mark("write")
+print(json.dumps({"puzzles": len(grids), "instances": len(batch), "bytes": len(text),
+                  "phases": [[b[0], b[1] - a[1]] for a, b in zip(clock, clock[1:])]}))
+"""
+
+
+def all_digits(path: Path) -> Iterator[str]:
+    """Markdown: the phases of answering every digit of every puzzle of a file, in a fresh process."""
+    began = time.perf_counter()
+    run = subprocess.run([sys.executable, "-c", _ALL_DIGITS, str(path)], capture_output=True, text=True)
+    whole = time.perf_counter() - began
+    if run.returncode != 0:
+        raise RuntimeError(run.stderr)
+    report = json.loads(run.stdout)
+    instances = report["instances"]
+    yield f"#### Every digit of {path.name}: {report['puzzles']:,} puzzles, {instances:,} instances"
+    yield ""
+    yield "| phase | seconds | us per instance |"
+    yield "|---|---:|---:|"
+    for name, seconds in report["phases"]:
+        yield f"| {name} | {seconds:.3f} | {seconds / instances * 1e6:.2f} |"
+    yield f"| whole process (interpreter start included) | {whole:.3f} | {whole / instances * 1e6:.2f} |"
+    yield ""
+    yield f"{report['bytes'] / 1e6:,.1f} MB of JSON Lines."
+    yield ""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -333,7 +403,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer instances (about 3 minutes in all)")
     parser.add_argument("--sizes", default="9,16,25", help="grid sides to run (default: 9,16,25)")
     parser.add_argument("--time-limit", type=float, default=30.0, help="per solver query (default: 30 s)")
+    parser.add_argument(
+        "--all-digits",
+        nargs="?",
+        const=str(SHARED / FORUM_HARDEST),
+        metavar="FILE",
+        help="only time every digit of every puzzle of FILE (default: the forum-hardest file)",
+    )
     args = parser.parse_args(argv)
+    if args.all_digits:
+        print(f"Machine: {machine()}; load average at start {load_average()}\n")
+        for line in all_digits(Path(args.all_digits)):
+            print(line, flush=True)
+        return 0
     sizes = {int(s) for s in args.sizes.split(",")}
     quick = args.quick
     print(f"Machine: {machine()}; load average at start {load_average()}\n")
@@ -341,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def nine() -> Iterator[str]:
         real = real_workload(
-            "sudoku9/tdoku_forum_hardest_1905_11plus_every5th.txt",
+            FORUM_HARDEST,
             g9,
             300 if quick else 2000,
             "forum_hardest_200.txt",

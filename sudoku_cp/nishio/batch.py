@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -125,8 +126,7 @@ class NishioBatch:
             ]
         each = json_seconds(self.seconds / max(len(self), 1))
         slots.append(_constant(f',"seconds":{each!r}}}\n', size))
-        text = np.concatenate(slots, axis=1).reshape(-1)
-        return text[text != 0].tobytes()
+        return np.concatenate(slots, axis=1).tobytes().translate(None, b"\0")
 
 
 def _constant(text: str, size: int) -> np.ndarray:
@@ -136,9 +136,15 @@ def _constant(text: str, size: int) -> np.ndarray:
 
 
 def _integers(values: np.ndarray) -> np.ndarray:
-    """Decimal integers, zero-padded on the right: a (size, width) uint8 block."""
-    digits = np.asarray(values, dtype=np.int64).astype("S")
-    return digits.view(np.uint8).reshape(len(digits), -1)
+    """Decimal integers (at least 0), left-aligned and zero-padded: a (size, width) uint8 block."""
+    values = np.asarray(values, dtype=np.int64)
+    width = len(str(int(values.max(initial=0))))
+    powers = 10 ** np.arange(width - 1, -1, -1, dtype=np.int64)
+    digits = (values[:, None] // powers % 10 + ord("0")).astype(np.uint8)
+    # Leading zeros become padding: keep the last digit, and every digit from the first non-zero one.
+    significant = np.maximum.accumulate(digits != ord("0"), axis=1)
+    significant[:, -1] = True
+    return np.where(significant, digits, np.uint8(0))
 
 
 _TRUE_FALSE = np.frombuffer(b"false" + b"true\0", dtype=np.uint8).reshape(2, 5)
@@ -149,21 +155,28 @@ def _booleans(values: np.ndarray) -> np.ndarray:
     return _TRUE_FALSE[np.asarray(values, dtype=np.intp)]
 
 
+@cache
 def _cell_tokens(n: int) -> np.ndarray:
-    """',[r,c]' (1-based) for every cell in reading order, zero-padded: an (n*n, width) uint8 table."""
+    """',[r,c]' (1-based) for every cell in reading order, zero-padded: (n*n,) items of one void type."""
     words = np.array([f",[{r + 1},{c + 1}]" for r in range(n) for c in range(n)], dtype="S")
-    return words.view(np.uint8).reshape(n * n, -1)
+    return words.view(f"V{words.itemsize}")
 
 
 def _cell_lists(n: int, masks: np.ndarray) -> np.ndarray:
-    """The cells of each (size, n*n) mask as JSON pairs without the brackets of the list around them."""
-    tokens = _cell_tokens(n)
+    """The cells of each (size, n*n) mask as JSON pairs, without the list's brackets: (size, width) uint8.
+
+    Each line's cells are packed to the left, so the block is only as wide as its longest list.
+    """
     size = masks.shape[0]
-    out = np.where(masks[:, :, None], tokens[None, :, :], np.uint8(0))
-    # The first cell of each list takes no comma before it.
-    rows = np.flatnonzero(masks.any(axis=1))
-    out[rows, masks[rows].argmax(axis=1), 0] = 0
-    return out.reshape(size, -1)
+    counts = masks.sum(axis=1)
+    tokens = _cell_tokens(n)
+    lines, cells = np.divmod(np.flatnonzero(masks), n * n)  # line by line, cells in reading order
+    place = np.arange(len(lines)) - (np.cumsum(counts) - counts)[lines]
+    out = np.zeros((size, int(counts.max(initial=0))), dtype=tokens.dtype)
+    out[lines, place] = tokens[cells]
+    text = out.view(np.uint8).reshape(size, -1)
+    text[:, :1] = 0  # the first cell of a list takes no comma before it
+    return text
 
 
 def solve_dag_batch(

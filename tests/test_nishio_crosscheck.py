@@ -212,3 +212,35 @@ def test_encode_nishio_reports_a_bad_instance_in_one_line(tmp_path: Path) -> Non
         [sys.executable, "-m", "sudoku_cp", "encode", "--nishio", str(path)], capture_output=True, text=True
     )
     assert run.returncode == 2 and "bad.txt" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_cli_batch_answers_equal_one_instance_at_a_time(tmp_path: Path, capsys: Capture) -> None:
+    """The DAG batch path (--json) writes, in input order, what solve_nishio says for each instance."""
+    from sudoku_cp.formats import parse_puzzles
+    from sudoku_cp.nishio.api import solve_nishio
+    from sudoku_cp.nishio.instance import digit_instances
+    from sudoku_cp.verify import given_conflict
+
+    lines = read_lines(DATA / "forum_hardest_200.txt", 40)
+    lines.insert(7, "12345")  # unreadable
+    lines.insert(20, "11" + "." * 79)  # clashing givens
+    path = tmp_path / "p.txt"
+    path.write_text("\n".join(lines) + "\n")
+    code = main(["nishio", "--puzzle", str(path), "--digit", "3", "--digit", "9", "--count", "--json"])
+    got = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert code == 2
+    expected: list[dict[str, object]] = []
+    for item in parse_puzzles(path.read_text()):
+        if item.grid is None or given_conflict(item.grid) is not None:
+            expected.append({"puzzle": item.index, "status": "invalid"})
+            continue
+        for digit, instance in zip((3, 9), digit_instances(item.grid, (3, 9)), strict=True):
+            result = solve_nishio(instance, "dag", count=True)
+            expected.append({"puzzle": item.index, "digit": digit, **result.to_json()})
+    assert len(got) == len(expected) == 40 * 2 + 2
+    for have, want in zip(got, expected, strict=True):
+        have.pop("seconds", None), want.pop("seconds", None)
+        if want["status"] == "invalid":
+            assert have["status"] == "invalid" and have["puzzle"] == want["puzzle"] and have["error"]
+        else:
+            assert have == want

@@ -5,17 +5,21 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..formats import ParseError, json_dumps, parse_puzzles
-from ..geometry import Geometry
-from ..nishio.instance import NishioInstance, digit_instances, parse_instance
+from ..formats import ParseError, PuzzleItem, json_dumps, parse_puzzles
+from ..grid import Grid
 from ..verify import given_conflict
 from . import common
 from .common import EXIT_BAD_INPUT, EXIT_NO_SOLUTION, EXIT_OK, EXIT_UNKNOWN, CliError
+
+if TYPE_CHECKING:
+    from ..nishio.instance import NishioInstance
+    from ..nishio.result import NishioResult
 
 __all__ = ["add_parser", "run"]
 
@@ -36,7 +40,8 @@ Methods (--method):
   matching  rows x columns perfect-matching relaxation S'' (ignores boxes; S' <= S'' <= S)
   sat       python-sat (CaDiCaL) on the CNF of the subproblem, covering loop
   cpsat     OR-tools CP-SAT, covering loop
-  xc        native Algorithm X on the 3n-item exact cover
+  dlx       native Algorithm X on the 3n-item exact cover (the dlx backend's solver; 'xc' is
+            accepted as its old name)
   all       every applicable method; exit 3 with both answers if two exact methods differ
             or the matching closure misses a cell of the exact one
 
@@ -59,9 +64,14 @@ exit codes:
   3  unknown (time limit reached), or --method all found two methods that disagree"""
 
 
+#: Puzzles answered per DAG batch: large enough that Python costs vanish, small enough that the
+#: masks and JSON text of one batch stay a few tens of MB whatever the input holds.
+_BATCH_PUZZLES = 4096
+
+
 @dataclass(frozen=True, slots=True)
 class _Job:
-    """One instance to answer, with where it came from."""
+    """One instance to answer, with where it came from (or why there is none)."""
 
     instance: NishioInstance | None
     label: str
@@ -94,7 +104,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--method",
-        choices=("dag", "overlay", "matching", "sat", "cpsat", "xc", "all"),
+        choices=("dag", "overlay", "matching", "sat", "cpsat", "dlx", "xc", "all"),
         default="dag",
         help="how to compute the closure (default: dag)",
     )
@@ -114,17 +124,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def _jobs(args: argparse.Namespace) -> list[_Job]:
+def run(args: argparse.Namespace) -> int:
+    """Run ``sudoku-cp nishio``; return the exit code."""
     if args.puzzle is None:
-        if args.instance is None:
-            raise CliError("give an INSTANCE file, or --puzzle with --digit or --all-digits")
-        if args.digit or args.all_digits:
-            raise CliError("--digit and --all-digits need --puzzle")
-        text, name = common.read_argument(args.instance, literal=False)
-        try:
-            return [_Job(parse_instance(text, box=args.box), name or args.instance)]
-        except ParseError as error:
-            raise CliError(f"{name}: {error}") from None
+        return _answer_all([_instance_job(args)], args)
     if args.instance is not None:
         raise CliError("give either INSTANCE or --puzzle, not both")
     if not args.digit and not args.all_digits:
@@ -132,46 +135,136 @@ def _jobs(args: argparse.Namespace) -> list[_Job]:
     text, name = common.read_argument(args.puzzle)
     try:
         items = parse_puzzles(text, box=args.box)
-    except ParseError as error:
-        raise CliError(f"{name or 'puzzle'}: {error}") from None
-    jobs: list[_Job] = []
+    except ParseError as problem:
+        raise CliError(f"{name or 'puzzle'}: {problem}") from None
+    if _batch_applies(args, items):
+        return _answer_batches(items, name, args)
+    return _answer_all(list(_puzzle_jobs(items, name, args)), args)
+
+
+def _instance_job(args: argparse.Namespace) -> _Job:
+    from ..nishio.text import parse_instance
+
+    if args.instance is None:
+        raise CliError("give an INSTANCE file, or --puzzle with --digit or --all-digits")
+    if args.digit or args.all_digits:
+        raise CliError("--digit and --all-digits need --puzzle")
+    text, name = common.read_argument(args.instance, literal=False)
+    try:
+        return _Job(parse_instance(text, box=args.box), name or args.instance)
+    except ParseError as problem:
+        raise CliError(f"{name}: {problem}") from None
+
+
+def _digits(args: argparse.Namespace, n: int) -> list[int]:
+    return list(range(1, n + 1)) if args.all_digits else list(args.digit)
+
+
+def _label(item: PuzzleItem, name: str | None) -> str:
+    return f"puzzle {item.index + 1}" + (f" (line {item.line})" if name else "")
+
+
+def _item_problem(item: PuzzleItem, args: argparse.Namespace) -> str | None:
+    """Why a puzzle gives no instances: unreadable, clashing givens, a digit out of range."""
+    grid = item.grid
+    if grid is None:
+        return item.error or "unreadable puzzle"
+    conflict = given_conflict(grid)
+    if conflict is not None:
+        return f"invalid puzzle: {conflict}"
+    bad = [d for d in _digits(args, grid.n) if not 1 <= d <= grid.n]
+    return f"digit {bad[0]} is out of range 1..{grid.n}" if bad else None
+
+
+def _puzzle_jobs(items: Sequence[PuzzleItem], name: str | None, args: argparse.Namespace) -> Iterator[_Job]:
+    from ..nishio.instance import digit_instances
+
     for item in items:
-        where = f"puzzle {item.index + 1}" + (f" (line {item.line})" if name else "")
-        grid = item.grid
-        if grid is None:
-            jobs.append(_Job(None, where, item.index, None, item.error or "unreadable puzzle"))
+        label = _label(item, name)
+        problem = _item_problem(item, args)
+        if problem is not None or item.grid is None:
+            yield _Job(None, label, item.index, None, problem)
             continue
-        conflict = given_conflict(grid)
-        if conflict is not None:
-            jobs.append(_Job(None, where, item.index, None, f"invalid puzzle: {conflict}"))
-            continue
-        digits = list(range(1, grid.n + 1)) if args.all_digits else list(args.digit)
-        bad = [d for d in digits if not 1 <= d <= grid.n]
-        if bad:
-            jobs.append(_Job(None, where, item.index, None, f"digit {bad[0]} is out of range 1..{grid.n}"))
-            continue
-        for digit, instance in zip(digits, digit_instances(grid, digits), strict=True):
-            jobs.append(_Job(instance, f"{where}, digit {digit}", item.index, digit))
-    return jobs
+        digits = _digits(args, item.grid.n)
+        for digit, instance in zip(digits, digit_instances(item.grid, digits), strict=True):
+            yield _Job(instance, f"{label}, digit {digit}", item.index, digit)
 
 
-def _picture(instance: NishioInstance, closure: np.ndarray | None) -> str:
-    g: Geometry = instance.geometry
-    lines = []
-    for r in range(g.n):
-        symbols = []
-        for c in range(g.n):
-            if not instance.mask[r, c]:
-                symbols.append(".")
-            elif closure is None:
-                symbols.append("?")
-            else:
-                symbols.append("o" if closure[r, c] else "x")
-        groups = [" ".join(symbols[c : c + g.q]) for c in range(0, g.n, g.q)]
-        lines.append(" | ".join(groups))
-        if r % g.p == g.p - 1 and r != g.n - 1:
-            lines.append("-+-".join("-" * (2 * g.q - 1) for _ in range(g.p)))
-    return "\n".join(lines)
+# --------------------------------------------------------------------- many puzzles, the DAG in batches
+
+
+def _batch_applies(args: argparse.Namespace, items: Sequence[PuzzleItem]) -> bool:
+    """JSON answers of the DAG without pictures go through the batch API (a microsecond an instance)."""
+    from ..nishio.dag import MAX_DAG_SIDE
+
+    if args.method != "dag" or args.svg or not args.json:
+        return False
+    return all(item.grid is None or item.grid.n <= MAX_DAG_SIDE for item in items)
+
+
+def _answer_batches(items: Sequence[PuzzleItem], name: str | None, args: argparse.Namespace) -> int:
+    """Every digit of every puzzle answered in DAG batches, JSON Lines written in input order."""
+    from ..nishio.batch import solve_puzzle_digits
+
+    codes: set[int] = set()
+    with common.progress(len(items), "nishio", enabled=False if args.no_progress else None) as bar:
+        pending: list[Grid] = []
+        pending_items: list[PuzzleItem] = []
+
+        def flush() -> None:
+            if not pending:
+                return
+            digits = _digits(args, pending[0].n)
+            batch = solve_puzzle_digits(pending, digits, count=args.count, count_limit=args.count_limit)
+            puzzles = np.repeat([item.index for item in pending_items], len(digits))
+            sys.stdout.write(batch.to_json_lines({"puzzle": puzzles, "digit": np.tile(digits, len(pending))}))
+            codes.add(EXIT_OK if batch.satisfiable.all() else EXIT_NO_SOLUTION)
+            if bar is not None:
+                bar.update(len(pending))
+            pending.clear()
+            pending_items.clear()
+
+        for item in items:
+            problem = _item_problem(item, args)
+            if problem is not None or item.grid is None:
+                flush()
+                obj = {"puzzle": item.index, "status": "invalid", "error": problem}
+                sys.stdout.write(json_dumps(obj) + "\n")
+                codes.add(EXIT_BAD_INPUT)
+                if bar is not None:
+                    bar.update()
+                continue
+            if pending and (item.grid.geometry != pending[0].geometry or len(pending) >= _BATCH_PUZZLES):
+                flush()
+            pending.append(item.grid)
+            pending_items.append(item)
+        flush()
+    return common.worst_exit(codes)
+
+
+# ------------------------------------------------------------------------------- one instance at a time
+
+
+def _answer_all(jobs: list[_Job], args: argparse.Namespace) -> int:
+    if args.svg and len(jobs) != 1:
+        raise CliError(f"--svg draws one instance, but the input gives {len(jobs)}")
+    codes = []
+    with common.progress(len(jobs), "nishio", enabled=False if args.no_progress else None) as bar:
+        for job in jobs:
+            for obj, text, code, result in _answer(job, args):
+                if args.json:
+                    if obj:
+                        common.print_line(bar, json_dumps(obj))
+                elif code == EXIT_BAD_INPUT:
+                    common.error(text)
+                elif text:
+                    common.print_line(bar, text + "\n")
+                codes.append(code)
+                if args.svg and result is not None and result.closure is not None:
+                    _write_svg(args.svg, job, result)
+            if bar is not None:
+                bar.update()
+    return common.worst_exit(codes)
 
 
 def _cells_text(instance: NishioInstance, mask: np.ndarray, most: int = 40) -> str:
@@ -182,9 +275,13 @@ def _cells_text(instance: NishioInstance, mask: np.ndarray, most: int = 40) -> s
     return " ".join(names) if names else "none"
 
 
-def _answer(job: _Job, args: argparse.Namespace) -> Iterator[tuple[dict[str, object], str, int]]:
-    """(JSON object, human text, exit code) for each method run on one job."""
+Answer = tuple[dict[str, object], str, int, "NishioResult | None"]
+
+
+def _answer(job: _Job, args: argparse.Namespace) -> Iterator[Answer]:
+    """(JSON object, human text, exit code, result) for each method run on one job."""
     from ..nishio.api import NishioDisagreement, cross_check, solve_nishio
+    from ..nishio.text import format_mask
 
     head: dict[str, object] = {}
     if job.puzzle is not None:
@@ -192,46 +289,40 @@ def _answer(job: _Job, args: argparse.Namespace) -> Iterator[tuple[dict[str, obj
         if job.digit is not None:
             head["digit"] = job.digit
     if job.instance is None:
-        yield (
-            {**head, "status": "invalid", "error": job.error},
-            f"{job.label}: invalid: {job.error}",
-            EXIT_BAD_INPUT,
-        )
+        obj = {**head, "status": "invalid", "error": job.error}
+        yield obj, f"{job.label}: invalid: {job.error}", EXIT_BAD_INPUT, None
         return
     instance = job.instance
     if args.method == "all":
         start = time.perf_counter()
         try:
             check = cross_check(instance, count=args.count, time_limit=args.time_limit)
-        except NishioDisagreement as error:
-            obj = {**head, "status": "disagree", "error": str(error), "seconds": time.perf_counter() - start}
-            yield obj, f"{job.label}: DISAGREEMENT: {error}", EXIT_UNKNOWN
+        except NishioDisagreement as problem:
+            obj = {
+                **head,
+                "status": "disagree",
+                "error": str(problem),
+                "seconds": time.perf_counter() - start,
+            }
+            yield obj, f"{job.label}: DISAGREEMENT: {problem}", EXIT_UNKNOWN, None
             return
         results = list(check.results.values())
     else:
-        results = [
-            solve_nishio(
-                instance,
-                args.method,
-                count=args.count,
-                count_limit=args.count_limit,
-                time_limit=args.time_limit,
-            )
-        ]
+        options = {"count": args.count, "count_limit": args.count_limit, "time_limit": args.time_limit}
+        results = [solve_nishio(instance, args.method, **options)]
     for result in results:
         obj = {**head, **result.to_json()}
-        if result.unknown:
-            yield obj, f"{job.label}: {result.method}: unknown ({result.error or 'time limit'})", EXIT_UNKNOWN
-            continue
         closure = result.closure
-        assert closure is not None
+        if closure is None:
+            yield obj, f"{job.label}: {result.method}: unknown ({result.reason})", EXIT_UNKNOWN, result
+            continue
         eliminated = instance.mask & ~closure
         kept = int(closure.sum())
         lines = [
             f"{job.label} ({instance.n}x{instance.n}, {instance.geometry.box_label} boxes), {result.method}:"
         ]
         if args.method != "all" or result is results[0]:
-            lines.append(_picture(instance, closure))
+            lines.append(format_mask(instance, boxes=True, closure=closure).rstrip("\n"))
         verdict = (
             "no placement inside S"
             if result.satisfiable is False
@@ -245,105 +336,16 @@ def _answer(job: _Job, args: argparse.Namespace) -> Iterator[tuple[dict[str, obj
             lines.append(f"placements: {'' if result.count.complete else 'at least '}{result.count.count}")
         lines.append(f"({result.method}, {result.seconds * 1000:.3f} ms)")
         code = EXIT_NO_SOLUTION if result.satisfiable is False else EXIT_OK
-        yield obj, "\n".join(lines), code
+        yield obj, "\n".join(lines), code, result
     if args.method == "all":
-        names = ", ".join(r.method for r in results if not r.unknown)
-        yield {}, f"agree: {names}", EXIT_OK
+        names = ", ".join(r.method for r in results if r.closure is not None)
+        yield {}, f"agree: {names}", EXIT_OK, None
 
 
-def _batch_dag(jobs: list[_Job], args: argparse.Namespace) -> list[tuple[dict[str, object], str, int]] | None:
-    """All closures (and counts) of a big job list in a few compiled calls; None when not applicable."""
-    from ..nishio.dag import MAX_DAG_SIDE, DagNishio, build_dag, closure_batch, count_batch
-
-    if args.method != "dag" or args.svg or not args.json or len(jobs) < 32:
-        return None
-    instances = [job.instance for job in jobs if job.instance is not None]
-    if (
-        any(i.n > MAX_DAG_SIDE for i in instances)
-        or len({i.geometry for i in instances}) > 1
-        or not instances
-    ):
-        return None
-    g = instances[0].geometry
-    dag = build_dag(g.p, g.q)
-    DagNishio().prepare(g)
-    start = time.perf_counter()
-    masks = np.stack([i.mask for i in instances])
-    closures = closure_batch(dag, masks)
-    counts = count_batch(dag, masks) if args.count else None
-    each = (time.perf_counter() - start) / len(instances)
-    out: list[tuple[dict[str, object], str, int]] = []
-    k = 0
-    for job in jobs:
-        head: dict[str, object] = {} if job.puzzle is None else {"puzzle": job.puzzle, "digit": job.digit}
-        if job.instance is None:
-            out.append(({**head, "status": "invalid", "error": job.error}, "", EXIT_BAD_INPUT))
-            continue
-        instance, closure = job.instance, closures[k]
-        sat = bool(closure.any())
-        obj: dict[str, object] = {
-            **head,
-            "n": g.n,
-            "box": g.box_label,
-            "method": "dag",
-            "exact": True,
-            "status": "ok",
-            "satisfiable": sat,
-            "cells": instance.size,
-            "closure": [[int(r) + 1, int(c) + 1] for r, c in zip(*np.nonzero(closure), strict=True)],
-            "eliminated": [
-                [int(r) + 1, int(c) + 1] for r, c in zip(*np.nonzero(instance.mask & ~closure), strict=True)
-            ],
-        }
-        if counts is not None:
-            obj["count"] = counts[k]
-            obj["count_exact"] = True
-            if (counts[k] > 0) != sat:
-                raise AssertionError("dag count and closure disagree")
-        obj["seconds"] = round(each, 9)
-        out.append((obj, "", EXIT_OK if sat else EXIT_NO_SOLUTION))
-        k += 1
-    return out
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run the nishio subcommand; returns the exit code."""
-    jobs = _jobs(args)  # a CliError becomes one line and exit 2 in cli.main
-    if args.svg and len(jobs) != 1:
-        raise CliError(f"--svg draws one instance, but the input gives {len(jobs)}")
-    codes = []
-    batch = _batch_dag(jobs, args)
-    if batch is not None:
-        for obj, _, code in batch:
-            sys.stdout.write(json_dumps(obj) + "\n")
-            codes.append(code)
-        return common.worst_exit(codes)
-    with common.progress(len(jobs), "nishio", enabled=False if args.no_progress else None) as bar:
-        for job in jobs:
-            for obj, text, code in _answer(job, args):
-                if args.json:
-                    if obj:
-                        common.print_line(bar, json_dumps(obj))
-                elif code == EXIT_BAD_INPUT:
-                    common.error(text)
-                elif text:
-                    common.print_line(bar, text + "\n")
-                codes.append(code)
-                if args.svg and job.instance is not None and obj.get("closure") is not None:
-                    _write_svg(args.svg, job, obj)
-            if bar is not None:
-                bar.update()
-    return common.worst_exit(codes)
-
-
-def _write_svg(path: str, job: _Job, obj: dict[str, object]) -> None:
+def _write_svg(path: str, job: _Job, result: NishioResult) -> None:
     from ..nishio.svg import closure_svg
 
-    assert job.instance is not None
-    n = job.instance.n
-    closure = np.zeros((n, n), dtype=bool)
-    for r, c in obj["closure"]:  # type: ignore[attr-defined]
-        closure[r - 1, c - 1] = True
-    title = f"{job.label}: S' by {obj['method']}"
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(closure_svg(job.instance, closure, title=title))
+    if job.instance is None or result.closure is None:
+        return
+    title = f"{job.label}: S' by {result.method}"
+    common.write_text(path, closure_svg(job.instance, result.closure, title=title))

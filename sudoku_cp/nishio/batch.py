@@ -22,12 +22,13 @@ from functools import cache
 import numpy as np
 
 from ..geometry import Geometry
+from ..grid import Grid
 from ..outcome import Status
 from .instance import NishioInstance
 from .method import NishioCount
 from .result import NishioDisagreement, NishioResult, json_seconds
 
-__all__ = ["NishioBatch", "solve_dag_batch"]
+__all__ = ["NishioBatch", "solve_dag_batch", "solve_puzzle_digits"]
 
 #: Instances laid out per block by the JSON writer (bounds its memory: about 1 kB per 9x9 line).
 _JSON_BLOCK = 8192
@@ -212,3 +213,26 @@ def solve_dag_batch(
     counts = totals if count_limit is None else [min(total, count_limit) for total in totals]
     complete = np.array([count_limit is None or total <= count_limit for total in totals], dtype=bool)
     return NishioBatch(geometry, masks, closures, counts, complete, seconds)
+
+
+def solve_puzzle_digits(
+    grids: Sequence[Grid], digits: Sequence[int], *, count: bool = False, count_limit: int | None = None
+) -> NishioBatch:
+    """The DAG's answers for the given digits of many puzzle states of one geometry, puzzle by puzzle.
+
+    Instance ``k * len(digits) + j`` is digit ``digits[j]`` (1-based) of ``grids[k]``: S is the
+    digit's candidates after singles propagation, all puzzles propagated together.
+    """
+    from .instance import digit_masks
+
+    if not grids:
+        raise ValueError("no puzzles")
+    geometry = grids[0].geometry
+    if any(grid.geometry != geometry for grid in grids):
+        raise ValueError("the puzzles of one batch must share their geometry")
+    wanted = np.asarray(digits, dtype=np.int64)
+    if wanted.size == 0 or wanted.min() < 1 or wanted.max() > geometry.n:
+        raise ValueError(f"digits must be in 1..{geometry.n}")
+    values = np.stack([grid.values.reshape(-1) for grid in grids])
+    masks = digit_masks(geometry, values)[:, wanted - 1].reshape(-1, geometry.n, geometry.n)
+    return solve_dag_batch(geometry, masks, count=count, count_limit=count_limit)

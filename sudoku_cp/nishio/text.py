@@ -39,12 +39,19 @@ _IN = frozenset("xX1")
 _OUT = frozenset(".0")
 
 
-def format_mask(instance: NishioInstance, *, boxes: bool = False) -> str:
-    """Rows of 'x' (in S) and '.' (outside), one line per row; ``boxes`` adds box separators."""
+def format_mask(instance: NishioInstance, *, boxes: bool = False, closure: np.ndarray | None = None) -> str:
+    """Rows of 'x' (in S) and '.' (outside), one line per row; ``boxes`` adds box separators.
+
+    With a ``closure`` (an (n, n) bool mask inside S) the cells of S read 'o' when they are in
+    S' and 'x' when they are eliminated.
+    """
     g = instance.geometry
+    symbols = np.where(instance.mask, "x", ".")
+    if closure is not None:
+        symbols[instance.mask & np.asarray(closure, dtype=bool)] = "o"
     lines = []
     for r in range(g.n):
-        row = ["x" if v else "." for v in instance.mask[r]]
+        row = symbols[r].tolist()
         if boxes:
             groups = [" ".join(row[c : c + g.q]) for c in range(0, g.n, g.q)]
             lines.append(" | ".join(groups))

@@ -35,7 +35,7 @@ NISHIO_9X9 = ("aiescargot.txt", 7)
 
 
 def nishio_renderers() -> dict[str, Callable[[], str]]:
-    """File name -> text for the Nishio model exports (CNF pairwise, DLX, CP-SAT bool and int)."""
+    """File name -> text for the Nishio model exports (CNF pairwise, DLX, CP-SAT bool and alldiff)."""
     from sudoku_cp.formats import parse_grid
     from sudoku_cp.nishio.cnf import encode_nishio_cnf, nishio_dimacs_text
     from sudoku_cp.nishio.cpsat import build_nishio_cpsat, export_nishio_cpsat
@@ -64,7 +64,7 @@ def nishio_renderers() -> dict[str, Callable[[], str]]:
         stem = f"nishio-{name}"
         table[f"{stem}.pairwise.cnf"] = partial(cnf, instance)
         table[f"{stem}.dlx"] = partial(dlx, instance)
-        for kind in ("bool", "int"):
+        for kind in ("bool", "alldiff"):
             table[f"{stem}.cpsat-{kind}.pb.txt"] = partial(cpsat, instance, kind)
     return table
 

@@ -165,7 +165,7 @@ def test_cli_reports_a_malformed_instance_with_its_line(tmp_path: Path) -> None:
         (["--to", "cnf", "--amo", "pairwise"], "nishio-4x4.pairwise.cnf"),
         (["--to", "xc"], "nishio-4x4.dlx"),
         (["--to", "cpsat", "--model", "bool"], "nishio-4x4.cpsat-bool.pb.txt"),
-        (["--to", "cpsat", "--model", "alldiff"], "nishio-4x4.cpsat-int.pb.txt"),
+        (["--to", "cpsat", "--model", "alldiff"], "nishio-4x4.cpsat-alldiff.pb.txt"),
     ],
 )
 def test_encode_nishio_writes_the_golden_models(

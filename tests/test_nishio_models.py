@@ -36,7 +36,7 @@ METHODS: list[NishioMethod] = [
     SatNishio(solver="glucose4", amo="pairwise", closure="enumerate"),
     SatNishio(solver="minisat22", amo="ladder"),
     CpsatNishio("bool"),
-    CpsatNishio("int"),
+    CpsatNishio("alldiff"),
     DlxNishio(),
     DlxNishio(enumerate_cap=1),
 ]
@@ -201,7 +201,7 @@ def test_empty_small_grids_have_the_known_number_of_placements(p: int, q: int, c
         assert method.closure(instance).all()
 
 
-@pytest.mark.parametrize("method", [SatNishio(), DlxNishio(), CpsatNishio("int")], ids=repr)
+@pytest.mark.parametrize("method", [SatNishio(), DlxNishio(), CpsatNishio("alldiff")], ids=repr)
 def test_empty_9x9_grid_has_46656_placements(method: NishioMethod) -> None:
     instance = NishioInstance.full(Geometry(3, 3))
     assert method.count_placements(instance) == NishioCount(46656, complete=True)
@@ -341,7 +341,7 @@ def test_cpsat_model_sizes_follow_the_specification() -> None:
     instance = NishioInstance.full(Geometry(3, 3))
     bool_sizes = build_nishio_cpsat(instance, "bool").sizes()
     assert bool_sizes == {"variables": 81, "constraints": 27, "row": 9, "column": 9, "box": 9}
-    int_sizes = build_nishio_cpsat(instance, "int").sizes()
+    int_sizes = build_nishio_cpsat(instance, "alldiff").sizes()
     assert int_sizes == {
         "variables": 36,
         "constraints": 46,
@@ -355,10 +355,10 @@ def test_cpsat_model_sizes_follow_the_specification() -> None:
 def test_cpsat_int_model_of_an_empty_row_is_valid_and_infeasible() -> None:
     mask = np.ones((4, 4), dtype=bool)
     mask[2] = False
-    model = build_nishio_cpsat(NishioInstance(Geometry(2, 2), mask), "int")
+    model = build_nishio_cpsat(NishioInstance(Geometry(2, 2), mask), "alldiff")
     assert model.model.validate() == ""
     assert 'name: "empty_r3"' in export_nishio_cpsat(model)
-    assert CpsatNishio("int").find_placement(NishioInstance(Geometry(2, 2), mask)) is None
+    assert CpsatNishio("alldiff").find_placement(NishioInstance(Geometry(2, 2), mask)) is None
 
 
 @pytest.mark.parametrize("solver", ["cadical195", "glucose4"])

@@ -95,7 +95,7 @@ def _encode_puzzle(args: argparse.Namespace) -> str:
 
 def _encode_nishio(args: argparse.Namespace) -> str:
     """Write the model of a Nishio instance; returns what was written."""
-    from ..nishio.instance import parse_instance
+    from ..nishio.text import parse_instance
 
     text, name = common.read_argument(args.puzzle, literal=False)
     try:
@@ -103,7 +103,7 @@ def _encode_nishio(args: argparse.Namespace) -> str:
     except ParseError as problem:
         raise common.CliError(f"{name or args.puzzle}: {problem}") from None
     if args.to == "cnf":
-        from ..cnf.nishio import encode_nishio_cnf, nishio_dimacs_text
+        from ..nishio.cnf import encode_nishio_cnf, nishio_dimacs_text
 
         cnf = encode_nishio_cnf(instance, args.amo or "pairwise")
         common.write_text(args.out, nishio_dimacs_text(cnf))
@@ -119,8 +119,8 @@ def _encode_nishio(args: argparse.Namespace) -> str:
         return f"Nishio exact cover (DLX format), {model.n_items} items, {model.n_options} options"
     from ..nishio.cpsat import build_nishio_cpsat, export_nishio_cpsat
 
-    kind = "bool" if args.model == "bool" else "int"
-    cp = build_nishio_cpsat(instance, kind)
+    cp = build_nishio_cpsat(instance, args.model)
     common.write_text(args.out, export_nishio_cpsat(cp))
     sizes = cp.sizes()
-    return f"Nishio CP-SAT model ({kind}), {sizes['variables']} variables, {sizes['constraints']} constraints"
+    counts = f"{sizes['variables']} variables, {sizes['constraints']} constraints"
+    return f"Nishio CP-SAT model ({args.model}), {counts}"

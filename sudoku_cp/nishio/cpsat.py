@@ -38,16 +38,7 @@ __all__ = [
     "NishioCpModel",
     "build_nishio_cpsat",
     "export_nishio_cpsat",
-    "nishio_cp_kind",
 ]
-
-# The exported model names the alldiff kind 'int', as the golden files do.
-_MODEL_LABEL = {CpsatModelKind.BOOL: "bool", CpsatModelKind.ALLDIFF: "int"}
-
-
-def nishio_cp_kind(kind: CpsatModelKind | str) -> CpsatModelKind:
-    """The model kind of that name: 'bool' or 'alldiff' ('int' is accepted for alldiff)."""
-    return CpsatModelKind.ALLDIFF if kind == "int" else CpsatModelKind(kind)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -156,10 +147,10 @@ def build_nishio_cpsat(
     instance: NishioInstance, kind: CpsatModelKind | str = CpsatModelKind.BOOL
 ) -> NishioCpModel:
     """The CP-SAT model of a Nishio instance of the given kind (see the module table)."""
-    kind = nishio_cp_kind(kind)
+    kind = CpsatModelKind(kind)
     g = instance.geometry
     model = cp_model.CpModel()
-    model.name = f"nishio {g.n}x{g.n} box {g.box_label} {_MODEL_LABEL[kind]}"
+    model.name = f"nishio {g.n}x{g.n} box {g.box_label} {kind.value}"
     if kind is CpsatModelKind.BOOL:
         literals = _build_bool(model, instance)
         return NishioCpModel(model, kind, instance, literals, [])
@@ -199,7 +190,7 @@ class CpsatNishio(NishioMethod):
     exact = True
 
     def __init__(self, model: CpsatModelKind | str = CpsatModelKind.BOOL, workers: int = 1) -> None:
-        self.kind = nishio_cp_kind(model)
+        self.kind = CpsatModelKind(model)
         if workers < 1:
             raise ValueError("workers must be at least 1")
         self.workers = workers

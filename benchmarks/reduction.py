@@ -31,7 +31,9 @@ from pathlib import Path
 from common import machine
 
 from sudoku_cp.nishio.api import make_method
-from sudoku_cp.nishio.instance import NishioInstance, SolveTimeout, placement_problem
+from sudoku_cp.nishio.instance import NishioInstance
+from sudoku_cp.nishio.placement import placement_problem
+from sudoku_cp.outcome import Status
 from sudoku_cp.reduction.construction import Reduction, reduce_formula
 from sudoku_cp.reduction.formula import Formula, parse_dimacs, solve_formula
 
@@ -90,11 +92,11 @@ def _decide(method: str, instance: NishioInstance, time_limit: float) -> Solve:
     """Whether S has a placement by one Nishio method, timed; unknown when the time limit stopped it."""
     solver = make_method(method)
     start = time.perf_counter()
-    try:
-        cols = solver.find_placement(instance, time_limit)
-    except SolveTimeout:
-        return Solve(None, time.perf_counter() - start)
+    decision = solver.decide(instance, time_limit)
     seconds = time.perf_counter() - start
+    if decision.status is Status.UNKNOWN:
+        return Solve(None, seconds)
+    cols = decision.placement
     if cols is not None and placement_problem(instance, cols) is not None:
         raise AssertionError(f"{method} returned an invalid placement")
     return Solve(cols is not None, seconds)

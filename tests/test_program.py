@@ -17,13 +17,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sudoku_cp.backends.program import (
-    ProgramAnswer,
-    SolverProgramError,
-    parse_solver_output,
-    run_solver_program,
-    write_dimacs,
-)
+from sudoku_cp.backends.program import ProgramAnswer, run_solver_program
+from sudoku_cp.cnf.dimacs import SolverProgramError, parse_solver_output, write_dimacs
 
 PROGRAMS = ["cadical -q", "minisat", "picosat", "cryptominisat5 --verb 0"]
 

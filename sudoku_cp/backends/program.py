@@ -44,14 +44,7 @@ from ..process import (
 
 # ClauseInput, parse_solver_output and write_dimacs live in sudoku_cp.cnf.dimacs; they are named here
 # too only until the command line imports them from there.
-__all__ = [
-    "ClauseInput",
-    "ProgramAnswer",
-    "SolverProgramError",
-    "parse_solver_output",
-    "run_solver_program",
-    "write_dimacs",
-]
+__all__ = ["ProgramAnswer", "run_solver_program"]
 
 MINISAT_STYLE = ("minisat", "glucose")
 _SAT_EXIT, _UNSAT_EXIT = 10, 20

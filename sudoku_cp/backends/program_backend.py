@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..cnf.dimacs import SolverProgramError
 from ..cnf.sudoku import AmoEncoding, CnfEncoding, encode_cnf
 from ..cnf.varmap import DecodeError
 from ..grid import Grid
 from ..limits import Deadline
 from ..outcome import REASON_TIME_LIMIT
 from .base import BackendError, SearchResult, checked_solutions
-from .program import SolverProgramError, run_solver_program
+from .program import run_solver_program
 
 __all__ = ["ProgramBackend"]
 

@@ -22,8 +22,6 @@ from .common import EXIT_BAD_INPUT, EXIT_CODES_HELP, CliError, worst_exit
 
 __all__ = ["build_parser", "main", "worst_exit"]
 
-from ..backends.base import BackendError as _LegacyErrors  # TEMPORARY until every error is a SudokuCpError
-
 PUZZLES_HELP = f"""\
 puzzles:
   A PUZZLE argument is a file, '-' for standard input, or the puzzle itself as one
@@ -99,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as problem:
         common.error(problem.message)
         return problem.code
-    except (SudokuCpError, ValueError, _LegacyErrors) as problem:
+    except (SudokuCpError, ValueError) as problem:
         common.error(str(problem))
         return EXIT_BAD_INPUT
     except BrokenPipeError:  # the reader went away: nothing to report

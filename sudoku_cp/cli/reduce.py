@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from ..errors import SudokuCpError
 from ..formats import ParseError, json_dumps, read_text
-from ..nishio.instance import NishioInstance, parse_instance, placement_problem
 from ..reduction.formula import Formula, parse_dimacs
 from ..reduction.gadgets import FILLS
 from ..reduction.random3sat import random_3sat
@@ -182,7 +179,7 @@ def _summary(reduction: Reduction, source: Formula) -> str:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from ..nishio.instance import instance_text
+    from ..nishio.text import instance_text
 
     sources = _sources(args)
     if len(sources) != 1:
@@ -232,90 +229,16 @@ def _sizes(reduction: Reduction, source: Formula) -> dict[str, object]:
 def _load_reduction(path: str) -> Reduction:
     from ..reduction.construction import Reduction
 
-    text = read_text(path)
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise CliError(f"{path}: line {error.lineno}, column {error.colno}: not JSON: {error.msg}") from None
-    if not isinstance(data, dict):
-        raise CliError(f"{path}: the metadata must be a JSON object")
-    try:
-        return Reduction.from_metadata(data)
-    except (KeyError, TypeError, ValueError) as error:
-        what = f"missing key {error}" if isinstance(error, KeyError) else str(error)
-        raise CliError(f"{path}: not reduction metadata: {what}") from None
-
-
-_RESULT_FILE_WORDS = frozenset(
-    {"SAT", "SATISFIABLE", "UNSAT", "UNSATISFIABLE", "INDET", "INDETERMINATE", "UNKNOWN"}
-)
-
-
-def _solver_output_kind(text: str) -> str | None:
-    """'competition' (s/v lines), 'result' (a minisat result file) or None (a placement file)."""
-    words = text.split(None, 1)
-    if words and words[0].upper() in _RESULT_FILE_WORDS:
-        return "result"
-    if any(line.startswith(("s ", "v ")) for line in text.splitlines()):
-        return "competition"
-    return None
-
-
-def _placement_from_text(text: str, name: str, instance: NishioInstance) -> np.ndarray:
-    """Column per row of the placement a file gives, read as an instance or a solver's model."""
-    n = instance.n
-    if not text.strip():
-        raise CliError(f"{name}: the placement file is empty")
-    kind = _solver_output_kind(text)
-    if kind is not None:
-        from ..backends.program import SolverProgramError, parse_solver_output
-        from ..cnf.nishio import encode_nishio_cnf
-
-        # Cell variables are 1..|S| in reading order whatever the exactly-one encoding.
-        cnf = encode_nishio_cnf(instance, "seqcounter")
-        try:
-            satisfiable, model = (
-                parse_solver_output(text) if kind == "competition" else parse_solver_output("", text)
-            )
-        except SolverProgramError as error:
-            raise CliError(f"{name}: {error}") from None
-        if satisfiable is not True or model is None:
-            raise CliError(f"{name}: the solver found no model (status {satisfiable}), nothing to decode")
-        cols = cnf.decode(model)
-        if (cols == -2).any():
-            raise CliError(f"{name}: row {int(np.argmax(cols == -2)) + 1} has two true cell variables")
-        if (cols == -1).any():
-            raise CliError(f"{name}: row {int(np.argmax(cols == -1)) + 1} has no true cell variable")
-        return np.asarray(cols, dtype=np.int64)
-    g = instance.geometry
-    try:
-        placed = parse_instance(text, box=(g.p, g.q))
-    except ParseError as error:
-        raise CliError(f"{name}: {error}") from None
-    if placed.n != n:
-        raise CliError(f"{name}: the placement is {placed.n}x{placed.n} but the instance is {n}x{n}")
-    per_row = placed.mask.sum(axis=1)
-    bad = np.flatnonzero(per_row != 1)
-    if bad.size:
-        row = int(bad[0])
-        raise CliError(
-            f"{name}: row {row + 1} holds {int(per_row[row])} cells; a placement has one cell in each row"
-        )
-    return np.asarray(placed.mask.argmax(axis=1), dtype=np.int64)
-
-
-def _v_lines(assignment: tuple[bool, ...] | list[bool]) -> str:
-    literals = [str(v if value else -v) for v, value in enumerate(assignment, start=1)] + ["0"]
-    lines, line = [], "v"
-    for literal in literals:
-        if len(line) + len(literal) + 1 > 78:
-            lines.append(line)
-            line = "v"
-        line += " " + literal
-    return "\n".join([*lines, line])
+        return Reduction.from_metadata_text(read_text(path))
+    except SudokuCpError as problem:
+        raise CliError(f"{path}: not reduction metadata: {problem}") from None
 
 
 def _decode(args: argparse.Namespace) -> int:
+    from ..cnf.dimacs import value_lines
+    from ..nishio.placement import placement_problem
+    from ..nishio.text import read_placement
     from ..reduction.decode import ReductionDecodeError, assignment_from_placement
 
     if args.formulas or args.random_vars is not None or args.clauses is not None or args.verify:
@@ -324,7 +247,10 @@ def _decode(args: argparse.Namespace) -> int:
     reduction = _load_reduction(meta_path)
     text, name = common.read_argument(placement_path, literal=False)
     name = name or placement_path
-    cols = _placement_from_text(text, name, reduction.instance)
+    try:
+        cols = read_placement(text, reduction.instance)
+    except ParseError as unreadable:
+        raise CliError(f"{name}: {unreadable}") from None
     problem = placement_problem(reduction.instance, cols)
     if problem is not None:
         raise CliError(f"{name}: not a valid placement inside S: {problem}")
@@ -369,7 +295,7 @@ def _decode(args: argparse.Namespace) -> int:
             f"of the encoded 3-SAT formula, so its first {len(shown)} values satisfy the input formula"
         )
         common.out("s SATISFIABLE")
-    common.out(_v_lines(shown))
+    common.out(value_lines(shown))
     return EXIT_OK
 
 

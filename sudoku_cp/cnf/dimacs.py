@@ -62,6 +62,7 @@ __all__ = [
     "read_dimacs",
     "read_solver_answer",
     "solver_answer_form",
+    "value_lines",
     "write_dimacs",
 ]
 
@@ -612,3 +613,15 @@ def read_solver_answer(text: str, n_vars: int | None = None, *, literals: bool =
             f"line {number}: unrecognized solver output {line[:40]!r}: expected {expected}", number
         )
     return SolverAnswer(satisfiable, model, form)
+
+
+def value_lines(assignment: Sequence[bool], width: int = 78) -> str:
+    """An assignment as SAT competition 'v' lines: x1 first, ending in 0, no line over ``width``."""
+    literals = [str(v if value else -v) for v, value in enumerate(assignment, start=1)] + ["0"]
+    lines, line = [], "v"
+    for literal in literals:
+        if len(line) + len(literal) + 1 > width:
+            lines.append(line)
+            line = "v"
+        line += " " + literal
+    return "\n".join([*lines, line])

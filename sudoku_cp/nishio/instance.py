@@ -9,10 +9,8 @@ eliminations.  Instances come from a mask, from cells, from a puzzle state (``di
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -101,24 +99,3 @@ def digit_instances(grid: Grid, digits: Iterable[int] | None = None) -> list[Nis
             raise ValueError(f"digit {d} is out of range 1..{n}")
     masks = digit_masks(grid.geometry, grid.values.reshape(1, -1))[0]
     return [NishioInstance(grid.geometry, masks[d - 1]) for d in wanted]
-
-
-# Transitional: the command line still imports these from here; they live in text.py and
-# placement.py now.  Resolved lazily because those modules import this one.  Remove once
-# sudoku_cp/cli imports them from their homes.
-_MOVED = {
-    "format_cells": "text",
-    "format_mask": "text",
-    "instance_text": "text",
-    "instance_to_json": "text",
-    "parse_instance": "text",
-    "placement_cells": "placement",
-    "placement_problem": "placement",
-}
-
-
-def __getattr__(name: str) -> Any:
-    home = _MOVED.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__package__}.{home}"), name)

@@ -29,6 +29,7 @@ __all__ = [
     "instance_text",
     "instance_to_json",
     "parse_instance",
+    "read_placement",
 ]
 
 #: The names ``instance_text`` writes.
@@ -192,3 +193,44 @@ def instance_text(instance: NishioInstance, form: str = "mask") -> str:
     if form == "json":
         return json_dumps(instance_to_json(instance)) + "\n"
     raise ValueError(f"unknown instance form {form!r}")
+
+
+def read_placement(text: str, instance: NishioInstance) -> np.ndarray:
+    """The placement a text gives, as its column per row (not yet checked against S).
+
+    The text is an instance in any form above with one cell per row, or a SAT solver's answer
+    (competition 's'/'v' lines or a minisat result file) for the CNF that ``encode --nishio --to
+    cnf`` writes of ``instance``, whatever its exactly-one encoding: cell variables come first,
+    1..|S| in reading order.  ``ParseError`` says what is wrong.
+    """
+    from ..cnf.dimacs import SolverProgramError, read_solver_answer, solver_answer_form
+    from .cnf import encode_nishio_cnf
+
+    n = instance.n
+    if not text.strip():
+        raise ParseError("the placement file is empty")
+    if solver_answer_form(text, literals=False) is not None:
+        try:
+            answer = read_solver_answer(text, literals=False)
+        except SolverProgramError as problem:
+            raise ParseError(str(problem)) from None  # its message names the line already
+        if answer.satisfiable is not True or answer.literals is None:
+            raise ParseError(f"the solver found no model (status {answer.satisfiable}), nothing to decode")
+        cols = encode_nishio_cnf(instance).decode(answer.literals)
+        if (cols == -2).any():
+            raise ParseError(f"row {int(np.argmax(cols == -2)) + 1} has two true cell variables")
+        if (cols == -1).any():
+            raise ParseError(f"row {int(np.argmax(cols == -1)) + 1} has no true cell variable")
+        return np.asarray(cols, dtype=np.int64)
+    g = instance.geometry
+    placed = parse_instance(text, box=(g.p, g.q))
+    if placed.n != n:
+        raise ParseError(f"the placement is {placed.n}x{placed.n} but the instance is {n}x{n}")
+    per_row = placed.mask.sum(axis=1)
+    bad = np.flatnonzero(per_row != 1)
+    if bad.size:
+        row = int(bad[0])
+        raise ParseError(
+            f"row {row + 1} holds {int(per_row[row])} cells; a placement has one cell in each row"
+        )
+    return np.asarray(placed.mask.argmax(axis=1), dtype=np.int64)

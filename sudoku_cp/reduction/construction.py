@@ -10,6 +10,7 @@ each resulting 4-clause (a b c z) is split into (a b y) (-y c z) with a fresh y
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,6 +109,18 @@ class Reduction:
                 "metadata", f"'cells' says {parts.cells} but the gadgets and fill give {size}"
             )
         return reduction
+
+    @classmethod
+    def from_metadata_text(cls, text: str) -> Reduction:
+        """The reduction a metadata JSON text describes; ``MetadataError`` says where it is wrong."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as problem:
+            where = f"line {problem.lineno}, column {problem.colno}"
+            raise MetadataError(where, f"not JSON: {problem.msg}") from None
+        if not isinstance(data, dict):
+            raise MetadataError("metadata", "must be a JSON object")
+        return cls.from_metadata(data)
 
 
 def _assemble(

@@ -23,15 +23,16 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from pysat.formula import CNF
-from pysat.solvers import Solver
 
-from ..backends.pysat_backend import DEFAULT_SOLVER
 from ..cnf.dimacs import dimacs_text, normalize_clause, read_dimacs
 from ..errors import SudokuCpError
 from ..limits import Deadline, solve_limited
+
+if TYPE_CHECKING:
+    from pysat.formula import CNF
 
 __all__ = [
     "Formula",
@@ -114,6 +115,8 @@ class Formula:
 
     def to_cnf(self) -> CNF:
         """The formula as a pysat ``CNF`` (``nv`` = num_vars)."""
+        from pysat.formula import CNF  # python-sat loads when a formula meets a solver, not at start-up
+
         cnf = CNF(from_clauses=[list(clause) for clause in self.clauses])
         cnf.nv = self.num_vars
         return cnf
@@ -151,9 +154,15 @@ def to_3sat(formula: Formula) -> Formula:
 
 
 def solve_formula(
-    formula: Formula, time_limit: float | None = None, solver: str = DEFAULT_SOLVER
+    formula: Formula, time_limit: float | None = None, solver: str | None = None
 ) -> tuple[bool | None, tuple[bool, ...] | None]:
-    """Decide with a pysat solver: (True, checked model), (False, None), or (None, None) on timeout."""
+    """Decide with a pysat solver (default: the pysat backend's): (True, checked model), (False, None),
+    or (None, None) on timeout."""
+    from pysat.solvers import Solver
+
+    from ..backends.pysat_backend import DEFAULT_SOLVER
+
+    solver = solver or DEFAULT_SOLVER
     if any(not clause for clause in formula.clauses):
         return False, None
     deadline = Deadline(time_limit)

@@ -40,6 +40,7 @@ __all__ = [
     "BACKENDS_HELP",
     "add_encoding_options",
     "add_output_option",
+    "add_puzzle_argument",
     "backend_options",
     "grid_output",
     "status_text",
@@ -54,6 +55,7 @@ __all__ = [
     "CliError",
     "Formatter",
     "add_backend_arguments",
+    "add_command",
     "add_input_options",
     "box",
     "error",
@@ -258,6 +260,24 @@ def one_puzzle(args: argparse.Namespace, command: str) -> tuple[Grid, str | None
     if conflict is not None:
         raise CliError(where(name, f"invalid puzzle: {conflict}"))
     return grid, name
+
+
+def add_command(
+    commands: argparse._SubParsersAction, name: str, summary: str, text: str, *, exit_codes: bool = True
+) -> argparse.ArgumentParser:
+    """A subcommand's parser: summary, help text, and the exit codes unless the text has its own."""
+    return commands.add_parser(
+        name,
+        help=summary,
+        description=text,
+        epilog=EXIT_CODES_HELP if exit_codes else None,
+        formatter_class=Formatter,
+    )
+
+
+def add_puzzle_argument(parser: argparse.ArgumentParser, metavar: str = "PUZZLE") -> None:
+    """The PUZZLE argument: a file, '-' for standard input, or the puzzle itself."""
+    parser.add_argument("puzzle", metavar=metavar, help="a puzzle file, '-' for stdin, or the puzzle itself")
 
 
 def add_input_options(parser: argparse.ArgumentParser) -> None:

@@ -25,14 +25,8 @@ examples:
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Register ``count``."""
-    parser = commands.add_parser(
-        "count",
-        help="count the solutions of a puzzle",
-        description=COUNT_HELP,
-        epilog=common.EXIT_CODES_HELP,
-        formatter_class=common.Formatter,
-    )
-    parser.add_argument("puzzle", metavar="PUZZLE", help="a puzzle file, '-' for stdin, or the puzzle itself")
+    parser = common.add_command(commands, "count", "count the solutions of a puzzle", COUNT_HELP)
+    common.add_puzzle_argument(parser)
     common.add_input_options(parser)
     common.add_backend_arguments(parser, COUNT_BACKEND)
     common.add_encoding_options(parser, None)

@@ -28,12 +28,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     """Register ``decode``."""
     from ..cnf.sudoku import CnfEncoding
 
-    parser = commands.add_parser(
-        "decode",
-        help="turn a SAT solver's answer back into a checked grid",
-        description=DECODE_HELP,
-        epilog=common.EXIT_CODES_HELP,
-        formatter_class=common.Formatter,
+    parser = common.add_command(
+        commands, "decode", "turn a SAT solver's answer back into a checked grid", DECODE_HELP
     )
     parser.add_argument("puzzle", metavar="PUZZLE", help="the puzzle the CNF was made from")
     parser.add_argument("solver_output", metavar="OUTPUT", help="the solver's answer: a file or '-'")

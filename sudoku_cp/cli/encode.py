@@ -29,14 +29,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     """Register ``encode``."""
     from ..cnf.sudoku import CnfEncoding
 
-    parser = commands.add_parser(
-        "encode",
-        help="write a puzzle as CNF, exact cover or CP-SAT model",
-        description=ENCODE_HELP,
-        epilog=common.EXIT_CODES_HELP,
-        formatter_class=common.Formatter,
+    parser = common.add_command(
+        commands, "encode", "write a puzzle as CNF, exact cover or CP-SAT model", ENCODE_HELP
     )
-    parser.add_argument("puzzle", metavar="PUZZLE", help="a puzzle file, '-' for stdin, or the puzzle itself")
+    common.add_puzzle_argument(parser)
     common.add_input_options(parser)
     parser.add_argument(
         "--to", choices=("cnf", "xc", "cpsat"), default="cnf", help="model kind (default: cnf)"

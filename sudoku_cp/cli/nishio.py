@@ -82,11 +82,12 @@ class _Job:
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Register ``nishio``."""
-    parser = commands.add_parser(
+    parser = common.add_command(
+        commands,
         "nishio",
-        help="single-digit deduction: closure S', eliminations, placement counts",
-        description=NISHIO_HELP,
-        formatter_class=common.Formatter,
+        "single-digit deduction: closure S', eliminations, placement counts",
+        NISHIO_HELP,
+        exit_codes=False,
     )
     parser.add_argument("instance", metavar="INSTANCE", nargs="?", help="an instance file or '-' (stdin)")
     source = parser.add_argument_group("puzzle states (instead of INSTANCE)")

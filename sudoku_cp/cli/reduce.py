@@ -72,11 +72,12 @@ _INSTANCE_FORMS = ("mask", "cells", "json")
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Register ``reduce``."""
-    parser = commands.add_parser(
+    parser = common.add_command(
+        commands,
         "reduce",
-        help="3-SAT to a Nishio instance (hard by construction); decode and verify",
-        description=REDUCE_HELP,
-        formatter_class=common.Formatter,
+        "3-SAT to a Nishio instance (hard by construction); decode and verify",
+        REDUCE_HELP,
+        exit_codes=False,
     )
     parser.add_argument("formulas", metavar="FORMULA", nargs="*", help="DIMACS CNF files ('-': stdin)")
     random = parser.add_argument_group("random 3-SAT (instead of FORMULA)")

@@ -42,14 +42,8 @@ examples:
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Register ``solve``."""
-    parser = commands.add_parser(
-        "solve",
-        help="solve one puzzle or a batch (one per line)",
-        description=SOLVE_HELP,
-        epilog=common.EXIT_CODES_HELP,
-        formatter_class=common.Formatter,
-    )
-    parser.add_argument("puzzle", metavar="PUZZLE", help="a puzzle file, '-' for stdin, or the puzzle itself")
+    parser = common.add_command(commands, "solve", "solve one puzzle or a batch (one per line)", SOLVE_HELP)
+    common.add_puzzle_argument(parser)
     common.add_input_options(parser)
     common.add_backend_arguments(parser, "pysat")
     common.add_encoding_options(parser, None)

@@ -102,13 +102,14 @@ exit codes:
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     """Register ``verify``."""
-    parser = commands.add_parser(
+    parser = common.add_command(
+        commands,
         "verify",
-        help="check a solver's answers (backend, program or file) against SAT ground truth",
-        description=VERIFY_HELP,
-        formatter_class=common.Formatter,
+        "check a solver's answers (backend, program or file) against SAT ground truth",
+        VERIFY_HELP,
+        exit_codes=False,
     )
-    parser.add_argument("puzzle", metavar="CORPUS", help="a puzzle file, '-' for stdin, or the puzzle itself")
+    common.add_puzzle_argument(parser, "CORPUS")
     solvers = parser.add_argument_group("solvers (at least one; each option repeatable)")
     solvers.add_argument("--backend", action="append", default=[], metavar="NAME", help="a backend by name")
     solvers.add_argument(

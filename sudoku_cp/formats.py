@@ -24,7 +24,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -405,8 +405,7 @@ def parse_puzzles(
     return [_single_item(lambda: _parse_single(text, box), first)]
 
 
-def _single_item(read: object, line: int) -> PuzzleItem:
-    assert callable(read)
+def _single_item(read: Callable[[], Grid], line: int) -> PuzzleItem:
     try:
         return PuzzleItem(0, line, read())
     except ParseError as error:

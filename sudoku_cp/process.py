@@ -170,8 +170,8 @@ class _Pipes:
             else:
                 process.stdin.close()
         for pipe in (process.stdout, process.stderr):
-            assert pipe is not None  # both are pipes, by run_program
-            self.selector.register(pipe, selectors.EVENT_READ)
+            if pipe is not None:  # both are pipes, as run_program starts every program
+                self.selector.register(pipe, selectors.EVENT_READ)
 
     @property
     def open(self) -> bool:

@@ -12,7 +12,7 @@ from .backends.base import Backend, BackendError, BatchBackend, SearchResult
 from .backends.registry import backend_name, make_backend
 from .formats import PuzzleItem, format_line
 from .grid import Grid
-from .outcome import REASON_CAP, REASON_INCOMPLETE, REASON_TIME_LIMIT, Status
+from .outcome import REASON_TIME_LIMIT, Status
 from .verify import given_conflict
 
 if TYPE_CHECKING:
@@ -107,9 +107,7 @@ def _status(found: SearchResult, unique: bool) -> Status:
 
 def _unknown_message(found: SearchResult) -> str:
     """Why an answer is unknown, in words, from the result's reason."""
-    reason = found.reason
-    if reason is None:  # transitional: a backend that does not give its reason yet
-        reason = REASON_INCOMPLETE if found.count else REASON_CAP
+    reason = found.reason or "the search stopped before it decided"
     if found.timed_out and found.count:
         reason += " before uniqueness was decided"
     return reason

@@ -29,15 +29,22 @@ INFEASIBLE     False: no solution                     True: there is none
 UNKNOWN        None: stopped before an answer         False: stopped early (time limit)
 MODEL_INVALID  ``CpsatModelError``                    ``CpsatModelError``
 =============  =====================================  ========================================
+
+Every solve goes through ``run_solver``: CP-SAT's own SIGINT catching is off (it leaves SIGINT at
+the system default after a solve, so a later Ctrl-C killed the process outright), the search runs
+in a helper thread while the calling thread waits in Python, and Ctrl-C stops the search with
+``stop_search`` before ``KeyboardInterrupt`` goes on up: a stopped search is never taken for an answer.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 import numpy as np
 from ortools.sat.python import cp_model
@@ -54,6 +61,8 @@ __all__ = [
     "enumeration_complete",
     "export_cpsat_model",
     "model_text",
+    "new_solver",
+    "run_solver",
     "solution_vector",
     "solve_verdict",
 ]
@@ -221,3 +230,58 @@ def model_text(model: cp_model.CpModel) -> str:
 def export_cpsat_model(model: SudokuCpModel) -> str:
     """The puzzle's model as protobuf text."""
     return model_text(model.model)
+
+
+def new_solver(
+    *, workers: int = 1, seed: int | None = None, time_limit: float | None = None
+) -> cp_model.CpSolver:
+    """A CP-SAT solver with these workers, seed and time limit (seconds), and Ctrl-C left to Python."""
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = workers
+    solver.parameters.catch_sigint_signal = False
+    if seed is not None:
+        solver.parameters.random_seed = seed
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = max(float(time_limit), 1e-3)
+    return solver
+
+
+def run_solver(
+    solver: cp_model.CpSolver,
+    model: cp_model.CpModel,
+    callback: cp_model.CpSolverSolutionCallback | None = None,
+) -> int:
+    """``solver.solve(model, callback)``, stopped by Ctrl-C within a fraction of a second.
+
+    The search runs in a helper thread; this thread waits in short joins, so a KeyboardInterrupt
+    reaches it at once, stops the search (``stop_search``), waits for the helper and goes on up.
+    """
+    solver.parameters.catch_sigint_signal = False
+    outcome: dict[str, Any] = {}
+    done = threading.Event()
+
+    def search() -> None:
+        try:
+            outcome["status"] = solver.solve(model, callback)
+        except BaseException as problem:  # handed to the waiting thread, which raises it
+            outcome["error"] = problem
+        finally:
+            done.set()
+
+    helper = threading.Thread(target=search, name="cp-sat search", daemon=True)
+    helper.start()
+    # Wait on an Event, not Thread.join: a KeyboardInterrupt inside join can mark a running
+    # thread as finished (Python 3.11), and the process would then exit under a live search.
+    try:
+        while not done.wait(0.05):
+            pass
+    except KeyboardInterrupt:
+        solver.stop_search()
+        done.wait()
+        raise
+    finally:
+        if done.is_set():
+            helper.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return int(outcome["status"])

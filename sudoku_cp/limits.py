@@ -59,7 +59,18 @@ def solve_limited(solver: Any, assumptions: Sequence[int], deadline: Deadline | 
 
     Solvers that can be interrupted are stopped by a timer; the others (CaDiCaL through pysat)
     run in rounds of a conflict budget paced to the time left, keeping their learnt clauses.
+    Ctrl-C during the solve is a KeyboardInterrupt, whatever the solver's binding makes of it.
     """
+    try:
+        return _solve_limited(solver, assumptions, deadline)
+    except Exception as problem:
+        # pysat's C extension turns SIGINT inside a solve into its own error type.
+        if "keyboard interrupt" in str(problem).lower():
+            raise KeyboardInterrupt from None
+        raise
+
+
+def _solve_limited(solver: Any, assumptions: Sequence[int], deadline: Deadline | None) -> bool | None:
     if deadline is None or deadline.end is None:
         return bool(solver.solve(assumptions=assumptions))
     left = deadline.remaining()

@@ -41,6 +41,7 @@ from sudoku_cp.formats import format_line, parse_grid, parse_puzzles
 from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.grid import Grid
+from sudoku_cp.outcome import REASON_TIME_LIMIT
 from sudoku_cp.verify import solution_problem
 
 PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
@@ -280,7 +281,7 @@ def test_answer_file_solver_names_its_line_on_problems() -> None:
 
 def _search(solutions: list[str], complete: bool, timed_out: bool = False) -> SearchResult:
     stack = np.array([grid(s).values for s in solutions], dtype=np.int16).reshape(-1, 9, 9)
-    return SearchResult(stack, complete, timed_out)
+    return SearchResult(stack, complete, reason=REASON_TIME_LIMIT if timed_out else None)
 
 
 @pytest.mark.parametrize(

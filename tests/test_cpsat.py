@@ -12,7 +12,14 @@ from ortools.sat.python import cp_model
 from sudoku_cp.backends import cpsat_backend
 from sudoku_cp.backends.base import BackendError
 from sudoku_cp.backends.cpsat_backend import CpsatBackend
-from sudoku_cp.cpsat import CpsatModelKind, SudokuCpModel, build_cpsat_model, export_cpsat_model
+from sudoku_cp.cpsat import (
+    CpsatModelKind,
+    SudokuCpModel,
+    build_cpsat_model,
+    export_cpsat_model,
+    new_solver,
+    run_solver,
+)
 from sudoku_cp.formats import parse_grid
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.grid import Grid
@@ -87,8 +94,8 @@ def test_hard_puzzle_has_exactly_one_solution(hard: Grid, kind: CpsatModelKind) 
 @pytest.mark.parametrize("kind", KINDS)
 def test_model_decodes_the_solution_of_a_plain_solve(hard: Grid, kind: CpsatModelKind) -> None:
     model = build_cpsat_model(hard, kind)
-    solver = cp_model.CpSolver()
-    assert solver.solve(model.model) == cp_model.OPTIMAL
+    solver = new_solver()
+    assert run_solver(solver, model.model) == cp_model.OPTIMAL
     grid = model.decode(solver)
     assert grid.dtype == np.int16 and grid.shape == (9, 9)
     check_solution(hard, hard.with_values(grid))

@@ -47,14 +47,10 @@ class SearchResult:
     ``outcome.REASON_CAP``, ``outcome.REASON_INCOMPLETE`` or a solver failure in words.  Then the
     count is only a lower bound, and zero solutions means *unknown*, never *no solution*.
     ``seconds``: the time spent on this puzzle, when the backend measured it itself (batches).
-
-    ``timed_out`` (transitional): True exactly when ``reason`` is the time limit; it is still
-    accepted by the constructor and kept in step with ``reason``.
     """
 
     solutions: np.ndarray
     complete: bool
-    timed_out: bool = False
     count: int = -1
     stats: dict[str, float | int] = field(default_factory=dict)
     reason: str | None = None
@@ -63,10 +59,11 @@ class SearchResult:
     def __post_init__(self) -> None:
         if self.count < 0:
             object.__setattr__(self, "count", int(self.solutions.shape[0]))
-        if self.timed_out and self.reason is None:
-            object.__setattr__(self, "reason", REASON_TIME_LIMIT)
-        timed_out = self.reason is not None and self.reason.startswith(REASON_TIME_LIMIT)
-        object.__setattr__(self, "timed_out", timed_out)
+
+    @property
+    def timed_out(self) -> bool:
+        """True when the time limit stopped the search (``reason`` says so)."""
+        return self.reason is not None and self.reason.startswith(REASON_TIME_LIMIT)
 
 
 class Backend(Protocol):

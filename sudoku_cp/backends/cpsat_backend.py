@@ -33,6 +33,8 @@ from ..cpsat import (
     SudokuCpModel,
     build_cpsat_model,
     enumeration_complete,
+    new_solver,
+    run_solver,
     solution_vector,
     solve_verdict,
 )
@@ -95,12 +97,7 @@ class CpsatBackend:
         self.name = "cpsat" if self.kind is CpsatModelKind.BOOL else f"cpsat:{self.kind.value}"
 
     def _solver(self, time_limit: float | None, workers: int) -> cp_model.CpSolver:
-        solver = cp_model.CpSolver()
-        solver.parameters.num_workers = workers
-        solver.parameters.random_seed = self.seed
-        if time_limit is not None:
-            solver.parameters.max_time_in_seconds = max(float(time_limit), 0.0)
-        return solver
+        return new_solver(workers=workers, seed=self.seed, time_limit=time_limit)
 
     def search(
         self, puzzle: Grid, limit: int = 1, time_limit: float | None = None, keep: bool = True
@@ -117,7 +114,7 @@ class CpsatBackend:
         self, puzzle: Grid, model: SudokuCpModel, time_limit: float | None, keep: bool
     ) -> SearchResult:
         solver = self._solver(time_limit, self.workers)
-        status = solver.solve(model.model)
+        status = run_solver(solver, model.model)
         verdict = self._verdict(solve_verdict, status, model)
         n = puzzle.n
         stats = _stats(solver, status)
@@ -135,7 +132,7 @@ class CpsatBackend:
         solver = self._solver(time_limit, 1)
         solver.parameters.enumerate_all_solutions = True
         collector = _Collector(model, puzzle, limit, keep, self.name)
-        status = solver.solve(model.model, collector)
+        status = run_solver(solver, model.model, collector)
         complete = self._verdict(enumeration_complete, status, model)
         n = puzzle.n
         if keep:

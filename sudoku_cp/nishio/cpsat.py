@@ -26,7 +26,15 @@ from dataclasses import dataclass
 import numpy as np
 from ortools.sat.python import cp_model
 
-from ..cpsat import CpsatModelKind, enumeration_complete, model_text, solution_vector, solve_verdict
+from ..cpsat import (
+    CpsatModelKind,
+    enumeration_complete,
+    model_text,
+    new_solver,
+    run_solver,
+    solution_vector,
+    solve_verdict,
+)
 from ..limits import Deadline
 from ..outcome import REASON_TIME_LIMIT
 from .instance import NishioInstance
@@ -200,19 +208,14 @@ class CpsatNishio(NishioMethod):
 
     def _solver(self, deadline: Deadline) -> cp_model.CpSolver:
         """A solver with this method's workers and the time left."""
-        solver = cp_model.CpSolver()
-        solver.parameters.num_workers = self.workers
-        left = deadline.remaining()
-        if left is not None:
-            solver.parameters.max_time_in_seconds = max(left, 1e-3)
-        return solver
+        return new_solver(workers=self.workers, time_limit=deadline.remaining())
 
     def _solve(self, model: NishioCpModel, deadline: Deadline) -> tuple[bool | None, cp_model.CpSolver]:
         """(verdict, solver holding the solution): True with a solution, False infeasible, None stopped."""
         solver = self._solver(deadline)
         if deadline.expired():
             return None, solver
-        return solve_verdict(solver.solve(model.model), model.model), solver
+        return solve_verdict(run_solver(solver, model.model), model.model), solver
 
     def _decide(self, instance: NishioInstance, deadline: Deadline) -> Decision:
         """A placement inside S as its column per row, or none."""
@@ -250,7 +253,7 @@ class CpsatNishio(NishioMethod):
         solver = self._solver(deadline)
         solver.parameters.enumerate_all_solutions = True
         counter = _Counter(model, limit, self.name)
-        status = solver.solve(model.model, counter)
+        status = run_solver(solver, model.model, counter)
         if counter.stopped:  # at the limit: a lower bound, even when it was the last placement
             return NishioCount(counter.count, complete=False)
         if enumeration_complete(status, model.model):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ class BackendOptions:
     workers: int = 1
     seed: int = 0
     solver_cmd: str | None = None
+    trust_solver: bool = False  # take solver_cmd's UNSAT claims unconfirmed
 
     def make(self) -> Backend:
         """The backend these options describe."""
@@ -41,6 +43,7 @@ class BackendOptions:
             workers=self.workers,
             seed=self.seed,
             solver_cmd=self.solver_cmd,
+            trust_solver=self.trust_solver,
         )
 
     @property
@@ -200,6 +203,8 @@ _worker_backend: Backend | None = None  # the backend of a worker process, made 
 
 def _start_worker(options: BackendOptions) -> None:
     global _worker_backend
+    # Ctrl-C reaches the whole process group: the parent stops the pool, workers stay quiet.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _worker_backend = options.make()
 
 

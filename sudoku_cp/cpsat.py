@@ -276,8 +276,14 @@ def run_solver(
         while not done.wait(0.05):
             pass
     except KeyboardInterrupt:
-        solver.stop_search()
-        done.wait()
+        # A second Ctrl-C while the search winds down must not leave it running under an exiting process.
+        while True:
+            solver.stop_search()
+            try:
+                done.wait()
+                break
+            except KeyboardInterrupt:
+                continue
         raise
     finally:
         if done.is_set():

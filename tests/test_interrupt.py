@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -16,33 +18,123 @@ from sudoku_cp.formats import parse_grid
 EMPTY_9X9 = "." * 81  # 6.67e21 solutions: counting never ends by itself
 
 
-@pytest.mark.parametrize(
-    "argv",
-    [
-        ["count", "--backend", "cpsat", "--limit", "1000000000", EMPTY_9X9],
-        ["count", "--backend", "cpsat:alldiff", "--limit", "1000000000", EMPTY_9X9],
-        ["count", "--backend", "dlx", "--limit", "1000000000", EMPTY_9X9],
-        ["count", "--backend", "pysat", "--limit", "1000000000", EMPTY_9X9],
-    ],
-    ids=lambda argv: argv[2],
-)
-def test_sigint_stops_a_long_count_within_a_second(argv: list[str]) -> None:
+DATA = Path(__file__).parent / "data"
+
+
+def _interrupt(argv: list[str], *, twice: bool = False, wait: float = 2.0) -> tuple[int, str, str, float]:
+    """Start ``sudoku-cp ARGV`` in its own process group, send SIGINT to the group as a terminal's Ctrl-C
+    does (workers included), and return the exit code, stdout, stderr and seconds from signal to exit."""
     process = subprocess.Popen(
         [sys.executable, "-m", "sudoku_cp", *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,
     )
-    time.sleep(3.0)  # past start-up and compilation: the search is running
+    time.sleep(wait)  # past start-up and compilation: the work is running
     assert process.poll() is None, process.communicate()
     sent = time.monotonic()
-    process.send_signal(signal.SIGINT)
+    os.killpg(process.pid, signal.SIGINT)
+    if twice:
+        time.sleep(0.02)
+        os.killpg(process.pid, signal.SIGINT)
     out, err = process.communicate(timeout=20)
     waited = time.monotonic() - sent
-    assert process.returncode == 130, (out, err)
-    assert err.strip().endswith("interrupted") and "Traceback" not in err, err
-    assert "time limit" not in out and "count:" not in out
+    with pytest.raises(ProcessLookupError):  # nothing of the group is left behind
+        for _ in range(50):
+            os.killpg(process.pid, 0)
+            time.sleep(0.02)
+    return process.returncode, out, err, waited
+
+
+@pytest.fixture(scope="module")
+def long_batch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """10,000 hard 9x9 puzzles: no backend finishes them in the few seconds a test waits."""
+    lines = [line for line in (DATA / "forum_hardest_200.txt").read_text().splitlines() if line.strip()]
+    path = tmp_path_factory.mktemp("interrupt") / "batch.txt"
+    path.write_text("\n".join(lines * 50) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def formulas(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """40 copies of a SATLIB formula for reduce --verify."""
+    folder = tmp_path_factory.mktemp("formulas")
+    text = (DATA / "satlib" / "uf50-01.cnf").read_text()
+    paths = [folder / f"f{k}.cnf" for k in range(40)]
+    for path in paths:
+        path.write_text(text)
+    return [str(path) for path in paths]
+
+
+SLOW = pytest.mark.slow  # the same paths as a default case, through another backend
+
+COUNTS = [
+    pytest.param(["count", "--backend", backend, "--limit", "1000000000", EMPTY_9X9], marks=marks)
+    for backend, marks in (
+        ("cpsat", ()),
+        ("cpsat:alldiff", SLOW),
+        ("dlx", ()),
+        ("backtrack", SLOW),
+        ("pysat", ()),
+    )
+]
+BATCHES = [
+    pytest.param(["solve", "--backend", "cpsat", "{batch}"]),
+    pytest.param(["solve", "--backend", "cpsat:alldiff", "--jobs", "2", "{batch}"]),
+    pytest.param(["solve", "--jobs", "2", "{batch}"], marks=SLOW),
+    pytest.param(["solve", "--backend", "dlx", "--jobs", "2", "--json", "{batch}"]),
+    pytest.param(["verify", "--backend", "cpsat", "{batch}"]),
+    pytest.param(["verify", "--backend", "hill", "--runs", "3", "{batch}"], marks=SLOW),
+    pytest.param(["nishio", "--puzzle", "{batch}", "--all-digits", "--method", "cpsat"]),
+    pytest.param(["nishio", "--puzzle", "{batch}", "--all-digits", "--method", "sat", "--json"], marks=SLOW),
+]
+
+
+def _check(code: int, out: str, err: str, waited: float) -> None:
+    assert code == 130, (out[-500:], err[-2000:])
+    assert err.strip().endswith("interrupted") and "Traceback" not in err, err[-2000:]
+    assert "time limit" not in out and "count:" not in out and "summary" not in out
     assert waited < 1.0, f"stopped {waited:.2f} s after SIGINT"
+
+
+@pytest.mark.parametrize(
+    "argv", COUNTS, ids=lambda argv: f"count {argv[2]}" if isinstance(argv, list) else ""
+)
+def test_sigint_stops_a_long_count_within_a_second(argv: list[str]) -> None:
+    _check(*_interrupt(argv))
+
+
+@pytest.mark.parametrize("argv", BATCHES, ids=lambda argv: " ".join(a for a in argv if a != "{batch}"))
+def test_sigint_stops_every_batch_command_within_a_second(argv: list[str], long_batch: Path) -> None:
+    _check(*_interrupt([str(long_batch) if a == "{batch}" else a for a in argv]))
+
+
+@pytest.mark.parametrize("nonempty", [False, pytest.param(True, marks=SLOW)])
+def test_sigint_stops_reduce_verify_over_many_formulas(formulas: list[str], nonempty: bool) -> None:
+    _check(*_interrupt(["reduce", "--verify", *(["--nonempty"] if nonempty else []), *formulas]))
+
+
+def test_a_second_sigint_while_stopping_still_exits_130() -> None:
+    _check(*_interrupt(["count", "--backend", "cpsat", "--limit", "1000000000", EMPTY_9X9], twice=True))
+
+
+def test_lines_written_before_sigint_stay_whole(long_batch: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sudoku_cp", "solve", "--backend", "cpsat", "--json", str(long_batch)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    first = process.stdout.readline()  # blocks until the first block of results reaches the pipe
+    os.killpg(process.pid, signal.SIGINT)
+    rest, err = process.communicate(timeout=20)
+    assert process.returncode == 130, err
+    lines = [first, *rest.splitlines()]
+    for line in lines:  # every line written is a whole JSON object
+        assert json.loads(line)["status"] == "solved"
 
 
 def test_ctrl_c_still_interrupts_python_after_a_cpsat_solve() -> None:

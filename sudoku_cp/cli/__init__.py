@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -107,5 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         common.error(_os_message(problem))
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
+        if argv is None:  # the process itself: a second Ctrl-C must not break the orderly exit
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         common.error("interrupted")
         return 130

@@ -182,10 +182,11 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "--version")[0] == 0
 
 
-def test_missing_solver_program_is_unknown_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "solve", "--solver-cmd", "no-such-solver-program-xyz", PUZZLE)
-    assert code == 3
-    assert out.startswith("unknown: solver program 'no-such-solver-program-xyz' not found")
+def test_missing_solver_program_is_a_usage_error_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 11, defect 9: checked once, before any puzzle is solved (it was 'unknown', exit 3).
+    code, out, err = run(capsys, "solve", "--solver-cmd", "no-such-solver-program-xyz", PUZZLE)
+    assert code == 2 and out == ""
+    assert assert_one_line_error(err).endswith("program 'no-such-solver-program-xyz' not found")
 
 
 def fake_solver(tmp_path: Path, name: str, body: str) -> str:

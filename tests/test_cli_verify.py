@@ -146,10 +146,14 @@ def test_crashing_program_one_line_per_puzzle_exit_3(
     assert len(crashes) == 3
 
 
-def test_missing_program_one_line_per_puzzle(capsys: pytest.CaptureFixture[str], corpus: Path) -> None:
-    code, out, _ = run(capsys, "verify", "--solver-cmd", "no-such-solver-xyz --fast", str(corpus))
-    assert code == 3
-    assert out.count("crash (claimed none): solver program 'no-such-solver-xyz' not found") == 3
+def test_missing_program_is_a_usage_error_before_any_run(
+    capsys: pytest.CaptureFixture[str], corpus: Path
+) -> None:
+    # Issue 11, defect 9: one rule for a command that cannot run, as in solve: exit 2, one line.
+    code, out, err = run(capsys, "verify", "--solver-cmd", "no-such-solver-xyz --fast", str(corpus))
+    assert code == 2 and out == ""
+    line = assert_one_line_error(err)
+    assert line.endswith("solver command 'no-such-solver-xyz --fast': program 'no-such-solver-xyz' not found")
 
 
 def test_garbage_printing_program_is_unreadable(capsys: pytest.CaptureFixture[str], corpus: Path) -> None:

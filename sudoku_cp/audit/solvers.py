@@ -15,6 +15,7 @@ and an isolated backend still busy at ``_KILL_FACTOR`` times the limit plus ``_K
 from __future__ import annotations
 
 import contextlib
+import math
 import multiprocessing
 import os
 import re
@@ -33,7 +34,14 @@ from ..formats import format_line
 from ..generate import blank_cells, random_solution
 from ..geometry import Geometry
 from ..grid import Grid
-from ..process import DEFAULT_MAX_OUTPUT, CommandError, ProgramStartError, ending, run_program, split_command
+from ..process import (
+    DEFAULT_MAX_OUTPUT,
+    CommandError,
+    ProgramStartError,
+    check_command,
+    ending,
+    run_program,
+)
 from .answers import Answer, AuditError, Claim, Verdict, parse_answer
 from .judge import answer_from_search
 
@@ -147,8 +155,10 @@ class BackendSolver:
         self._conn: Connection | None = None
 
     def answer(self, puzzle: Grid, index: int, seed: int, time_limit: float | None, unique: bool) -> Answer:
-        """Search with limit 1 (2 with ``unique``)."""
+        """Search with limit 1 (2 with ``unique``); ``time_limit`` None or inf: no limit."""
         limit = 2 if unique else 1
+        if time_limit is not None and math.isinf(time_limit):
+            time_limit = None  # the worker's kill deadline must stay a finite number or None
         if not self.isolate:
             if puzzle.geometry not in self._warm:
                 self._warm.add(puzzle.geometry)
@@ -218,14 +228,15 @@ class ProgramSolver:
 
     ``{seed}`` in the command is replaced by the run's seed, ``{box}`` by the box shape (``2x3``).
     Exit status nonzero is a crash; at the time limit the program's process group is killed and
-    the run is a timeout.
+    the run is a timeout.  A command that cannot run at all (empty, an unclosed quote, a program
+    missing, a directory or not executable) is an AuditError when the solver is made.
     """
 
     repeatable = True
 
     def __init__(self, command: str) -> None:
         try:
-            words = split_command(command, "solver command")
+            words = check_command(command, "solver command")
         except CommandError as error:
             raise AuditError(str(error)) from None
         self.words = words

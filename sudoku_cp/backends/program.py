@@ -22,7 +22,6 @@ never "unsatisfiable".
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import tempfile
 from collections.abc import Sequence
@@ -37,13 +36,12 @@ from ..process import (
     DEFAULT_MAX_OUTPUT,
     CommandError,
     ProgramStartError,
+    find_program,
     last_line,
     run_program,
     split_command,
 )
 
-# ClauseInput, parse_solver_output and write_dimacs live in sudoku_cp.cnf.dimacs; they are named here
-# too only until the command line imports them from there.
 __all__ = ["ProgramAnswer", "run_solver_program"]
 
 MINISAT_STYLE = ("minisat", "glucose")
@@ -114,8 +112,10 @@ def run_solver_program(
         out_path = str(Path(folder) / "result.txt")
         argv, uses_out = _command_arguments(command, cnf_path, out_path)
         name = argv[0]
-        if shutil.which(name) is None:
-            raise SolverProgramError(f"solver program {name!r} not found")
+        try:
+            find_program(name)
+        except ProgramStartError as error:
+            raise SolverProgramError(f"solver program {name!r} {error.reason}") from None
         write_dimacs(cnf_path, clauses, n_vars, comments)
         try:
             run = run_program(argv, None, time_limit)

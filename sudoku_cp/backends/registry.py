@@ -44,12 +44,14 @@ def make_backend(
     workers: int = 1,
     seed: int = 0,
     solver_cmd: str | None = None,
+    trust_solver: bool = False,
 ) -> Backend:
     """The backend a name stands for, with its options; BackendError for an unknown name.
 
     ``encoding`` and ``amo`` (an enum or its value) choose the CNF model of the SAT backends;
     without ``encoding``, ``pysat`` and ``pysat:<solver>`` also solve batches all at once
-    (``PysatBatchBackend``).
+    (``PysatBatchBackend``).  ``trust_solver`` takes a ``solver_cmd`` program's UNSAT claims
+    unconfirmed (``ProgramBackend(trust=True)``).
     """
     family, _, variant = spec.partition(":")
     if solver_cmd is not None or family == "pysat":
@@ -60,7 +62,7 @@ def make_backend(
         if solver_cmd is not None:
             from .program_backend import ProgramBackend
 
-            return ProgramBackend(solver_cmd, encoding=cnf_encoding, amo=amo_encoding)
+            return ProgramBackend(solver_cmd, encoding=cnf_encoding, amo=amo_encoding, trust=trust_solver)
         from .pysat_backend import BATCH_SOLVER, DEFAULT_SOLVER, PysatBackend, PysatBatchBackend
 
         if encoding is not None:  # a chosen CNF model: puzzle by puzzle

@@ -293,7 +293,7 @@ def add_input_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_backend_arguments(parser: argparse.ArgumentParser, default: str) -> None:
-    """--backend, --solver-cmd, --time-limit, --workers, --seed."""
+    """--backend, --solver-cmd, --trust-solver, --time-limit, --workers, --seed."""
     group = parser.add_argument_group("backend")
     group.add_argument(
         "--backend", metavar="NAME", help=f"solver backend, see 'sudoku-cp --help' (default: {default})"
@@ -306,6 +306,11 @@ def add_backend_arguments(parser: argparse.ArgumentParser, default: str) -> None
     group.add_argument(
         "--time-limit",
         type=seconds,
+    group.add_argument(
+        "--trust-solver",
+        action="store_true",
+        help="take --solver-cmd's UNSAT claims without confirming them (faster; marked 'unverified')",
+    )
         metavar="SECONDS",
         help="time limit per puzzle (default: none; 'inf': none)",
     )
@@ -351,12 +356,18 @@ def add_output_option(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def backend_options(args: argparse.Namespace, default: str = "pysat") -> BackendOptions:
-    """The backend the options name."""
+    """The backend the options name; a --solver-cmd program that cannot run is an error here, at once."""
     from ..api import BackendOptions
 
     return BackendOptions(
         backend=args.backend or default,
         encoding=args.encoding,
+    if args.solver_cmd is not None:
+        from ..process import check_command
+
+        check_command(args.solver_cmd, "solver command")
+    elif args.trust_solver:
+        raise CliError("--trust-solver applies to --solver-cmd only")
         amo=args.amo,
         workers=args.workers,
         seed=args.seed,
@@ -364,6 +375,7 @@ def backend_options(args: argparse.Namespace, default: str = "pysat") -> Backend
     )
 
 
+        trust_solver=args.trust_solver,
 def grid_output(grid: Grid, style: str) -> str:
     """A grid as one line or boxed."""
     return format_line(grid) if style == "line" else format_pretty(grid)

@@ -58,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
         text, code = f"count: at least {result.count} (time limit reached)", EXIT_UNKNOWN
     else:
         text, code = f"count: at least {result.count} (limit reached)", EXIT_OK
+    # An exact count from a program ends on its UNSAT claim, left unconfirmed by --trust-solver.
+    unverified = result.exact and args.trust_solver
     if args.json:
         obj = {
             "count": result.count,
@@ -67,8 +69,10 @@ def run(args: argparse.Namespace) -> int:
             "backend": backend.name,
             "seconds": round(result.seconds, 6),
         }
+        if unverified:
+            obj["unverified"] = True
         common.out(json_dumps(obj))
     else:
-        common.out(text)
+        common.out(text + (" unverified (--trust-solver)" if unverified else ""))
         common.out(f"({backend.name}, {result.seconds:.3f} s)")
     return code

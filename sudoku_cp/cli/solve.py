@@ -23,14 +23,22 @@ SOLVE_HELP = """\
 Solve one puzzle or a batch.  One puzzle: the solution as a boxed grid and a status line.
 A batch (a file with one puzzle per line): one line per puzzle,
   #<number> line <line>: <status> <solution or error>
-then a summary (counts per status, seconds, ms per puzzle, puzzles per second).  Every input
-line gives exactly one output line; bad lines are reported as 'invalid' and the batch goes on.
+then a summary (counts per status, seconds, ms per puzzle, puzzles per second).  Every puzzle
+line gives exactly one output line (blank lines and '#' comments are skipped and give none); bad
+lines are reported as 'invalid' and the batch goes on.
 Statuses: solved, unsat (no solution), multiple (not unique, with --unique), unknown (time
 limit reached or solver program failed), invalid (unreadable puzzle or equal givens in a unit).
 
 With --json: JSON Lines, one object per puzzle with index (0-based position among the
 puzzles), line (1-based line number), status, solution (one-line form), error, seconds and
 solver stats; then a last line {"summary": {...}}.
+
+A solver program (--solver-cmd) is checked before any puzzle is solved: a missing, empty,
+unsplittable, directory or non-executable program is a usage error (exit 2).  Its models are
+checked as grids, and its UNSAT claims (no solution; no second solution with --unique) are
+confirmed by python-sat on the same CNF: a claim found false makes the answer unknown, naming
+the program's wrong claim.  --trust-solver skips that confirmation for speed; an answer that
+rests on an unconfirmed claim then says 'unverified' (JSON: "unverified": true).
 
 examples:
   sudoku-cp solve "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
@@ -63,7 +71,23 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def _batch_line(result: PuzzleResult) -> str:
+def _unverified(result: PuzzleResult, args: argparse.Namespace) -> bool:
+    """Whether the answer rests on a solver program's UNSAT claim taken unconfirmed (--trust-solver)."""
+    if not args.trust_solver:
+        return False
+    from ..backends.program_backend import UNVERIFIED
+
+    return bool(result.stats.get(UNVERIFIED))
+
+
+def _json(result: PuzzleResult, args: argparse.Namespace) -> dict[str, object]:
+    obj = result.to_json()
+    if _unverified(result, args):
+        obj["unverified"] = True
+    return obj
+
+
+def _batch_line(result: PuzzleResult, args: argparse.Namespace) -> str:
     """'#<index+1> line <line>: <status> <solution or error>'."""
     detail = (
         format_line(result.solution)
@@ -73,7 +97,8 @@ def _batch_line(result: PuzzleResult) -> str:
     if result.status is Status.UNSAT:
         detail = "no solution"
     line = f" line {result.line}" if result.line is not None else ""
-    return f"#{result.index + 1}{line}: {result.status.value} {detail}".rstrip()
+    note = " (unverified)" if _unverified(result, args) else ""
+    return f"#{result.index + 1}{line}: {result.status.value} {detail}".rstrip() + note
 
 
 def run(args: argparse.Namespace) -> int:
@@ -81,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     from ..api import solve_items
 
     items, name = common.load_puzzles(args)
-    options = common.backend_options(args)
+    options = common.backend_options(args)  # checks --solver-cmd's program before any solving
     backend_name = options.name
     results = solve_items(
         items, options, unique=args.unique, time_limit=args.time_limit, jobs=args.jobs or os.cpu_count() or 1
@@ -97,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _show_single(result: PuzzleResult, backend_name: str, args: argparse.Namespace) -> int:
     if args.output == "json":
-        obj = result.to_json()
+        obj = _json(result, args)
         obj["backend"] = backend_name
         if result.solution is not None:
             obj["rows"] = result.solution.values.tolist()
@@ -105,7 +130,10 @@ def _show_single(result: PuzzleResult, backend_name: str, args: argparse.Namespa
     else:
         if result.solution is not None:
             common.out(common.grid_output(result.solution, args.output))
-        common.out(f"{common.status_text(result, args.unique)} ({backend_name}, {result.seconds:.3f} s)")
+        note = "; unverified (--trust-solver)" if _unverified(result, args) else ""
+        common.out(
+            f"{common.status_text(result, args.unique)}{note} ({backend_name}, {result.seconds:.3f} s)"
+        )
     return STATUS_EXIT[result.status]
 
 
@@ -117,7 +145,9 @@ def _show_batch(
     with common.progress(total, "solving", enabled=False if args.no_progress else None) as bar:
         for result in results:
             counts[result.status] += 1
-            common.print_line(bar, json_dumps(result.to_json()) if args.json else _batch_line(result))
+            common.print_line(
+                bar, json_dumps(_json(result, args)) if args.json else _batch_line(result, args)
+            )
             if bar is not None:
                 bar.update()
     seconds = time.perf_counter() - start

@@ -70,8 +70,10 @@ External programs (--solver-cmd CMD; not a DIMACS solver as in 'solve --solver-c
     unsat | no solution      no solution exists ('unsatisfiable' and 'none' also do)
     unknown                  gave up (an empty output counts the same)
   Exit status nonzero is a crash; at --timeout the program and everything it started (its
-  process group) is killed and the run counts as a timeout.  A missing program, a crash, a
-  hang or unreadable output gives one line per puzzle, and the batch goes on.
+  process group, and on Linux what left it) is killed and the run counts as a timeout.  A
+  command that cannot run at all (empty, an unclosed quote, a program missing, a directory or
+  not executable) is a usage error (exit 2) before any run; a crash, a hang or unreadable
+  output gives one line per puzzle, and the batch goes on.
 
 Answer files (--answers FILE): one line per puzzle of the corpus, in order, in the same answer
 forms; an empty line is 'unknown'.  A different number of lines is an error.  An answer file
@@ -93,8 +95,8 @@ examples:
 
 exit codes:
   0  every answer correct
-  2  usage error or bad input: unreadable corpus, answer file or solver name; a corpus line
-     that is not a puzzle
+  2  usage error or bad input: unreadable corpus, answer file, solver name or solver
+     command; a corpus line that is not a puzzle
   3  some runs timed out, crashed or gave up, none was wrong
   4  some answer is wrong
   The most severe code wins, in the order 4 > 2 > 3 > 0."""

@@ -304,13 +304,13 @@ def add_backend_arguments(parser: argparse.ArgumentParser, default: str) -> None
         help='a DIMACS SAT solver program, e.g. "cadical -q" (replaces --backend)',
     )
     group.add_argument(
-        "--time-limit",
-        type=seconds,
-    group.add_argument(
         "--trust-solver",
         action="store_true",
         help="take --solver-cmd's UNSAT claims without confirming them (faster; marked 'unverified')",
     )
+    group.add_argument(
+        "--time-limit",
+        type=seconds,
         metavar="SECONDS",
         help="time limit per puzzle (default: none; 'inf': none)",
     )
@@ -359,23 +359,23 @@ def backend_options(args: argparse.Namespace, default: str = "pysat") -> Backend
     """The backend the options name; a --solver-cmd program that cannot run is an error here, at once."""
     from ..api import BackendOptions
 
-    return BackendOptions(
-        backend=args.backend or default,
-        encoding=args.encoding,
     if args.solver_cmd is not None:
         from ..process import check_command
 
         check_command(args.solver_cmd, "solver command")
     elif args.trust_solver:
         raise CliError("--trust-solver applies to --solver-cmd only")
+    return BackendOptions(
+        backend=args.backend or default,
+        encoding=args.encoding,
         amo=args.amo,
         workers=args.workers,
         seed=args.seed,
         solver_cmd=args.solver_cmd,
+        trust_solver=args.trust_solver,
     )
 
 
-        trust_solver=args.trust_solver,
 def grid_output(grid: Grid, style: str) -> str:
     """A grid as one line or boxed."""
     return format_line(grid) if style == "line" else format_pretty(grid)

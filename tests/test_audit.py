@@ -5,6 +5,7 @@ from __future__ import annotations
 import faulthandler
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -394,6 +395,36 @@ def test_program_command_that_cannot_be_split_is_an_error() -> None:
         ProgramSolver('mysolver "unclosed')
     with pytest.raises(AuditError, match="empty"):
         ProgramSolver("  ")
+
+
+def test_program_that_cannot_run_is_an_error_when_the_solver_is_made(tmp_path: Path) -> None:
+    # Issue 11, defect 9: named at once, not once per puzzle as a crash.
+    plain = tmp_path / "plain"
+    plain.write_text("#!/bin/sh\n")
+    cases = [
+        ("no-such-solver-xyz", "not found"),
+        (str(tmp_path), "is a directory"),
+        (str(plain), "is not executable"),
+    ]
+    for program, reason in cases:
+        with pytest.raises(
+            AuditError, match=f"^solver command '{program} {{}}': program '{program}' {reason}$"
+        ):
+            ProgramSolver(f"{program} {{}}")
+    assert ProgramSolver("{} --check").name == "{} --check"  # a placeholder program is not looked up
+
+
+def test_inf_time_limit_is_no_limit_for_every_solver() -> None:
+    puzzle = grid(PUZZLE)
+    backend = BackendSolver("dlx", isolate=True)
+    try:
+        answer = backend.answer(puzzle, 0, 0, float("inf"), False)
+    finally:
+        backend.close()
+    assert answer.failure is None and answer.claim is Claim.SOLVED
+    program = ProgramSolver(f"{sys.executable} {PROGRAMS / 'correct.py'}")
+    answer = program.answer(puzzle, 0, 0, float("inf"), False)
+    assert answer.failure is None and answer.claim is Claim.SOLVED
 
 
 def test_program_name_drops_directories() -> None:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import stat
+import subprocess
 import sys
 import threading
 import time
@@ -15,7 +17,17 @@ from pathlib import Path
 import pytest
 
 from sudoku_cp.errors import SudokuCpError
-from sudoku_cp.process import DEFAULT_MAX_OUTPUT, ProgramStartError, ending, last_line, run_program
+from sudoku_cp.process import (
+    DEFAULT_MAX_OUTPUT,
+    EXIT_GRACE,
+    CommandError,
+    ProgramStartError,
+    check_command,
+    ending,
+    find_program,
+    last_line,
+    run_program,
+)
 
 
 def script(tmp_path: Path, name: str, body: str) -> str:
@@ -165,3 +177,112 @@ def test_endings_and_last_lines() -> None:
     assert ending(0) == "exit code 0" and ending(-11) == "killed by SIGSEGV"
     assert last_line("") == "no error output" and last_line("a\n\n b \n\n") == "b"
     assert last_line("x" * 300).endswith("...") and len(last_line("x" * 300)) == 200
+
+
+# ------------------------------------------------------------------ descendants that left the group
+
+
+def _no_subreaper() -> bool:
+    return not sys.platform.startswith("linux")
+
+
+def _is_subreaper() -> bool:
+    """Whether this process is a child subreaper now (prctl PR_GET_CHILD_SUBREAPER)."""
+    value = ctypes.c_int(0)
+    ctypes.CDLL(None).prctl(37, ctypes.byref(value), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+    return bool(value.value)
+
+
+@pytest.mark.skipif(_no_subreaper(), reason="child subreapers are Linux's")
+def test_descendants_that_left_group_and_session_die_with_the_run(tmp_path: Path) -> None:
+    # Issue 11, defect 6: a setsid grandchild, and one a level deeper whose parent is still alive
+    # when the program ends, are killed and reaped before run_program returns.
+    pid_file = tmp_path / "escaped.pids"
+    body = (
+        "first = subprocess.Popen(['setsid', 'sleep', '30'])\n"
+        f"middle = subprocess.Popen(['setsid', 'sh', '-c', 'sleep 31 & echo $! >> {pid_file}; sleep 32'])\n"
+        "time.sleep(0.2)\n"
+        f"open({str(pid_file)!r}, 'a').write(f'{{first.pid}}\\n{{middle.pid}}\\n')\n"
+        "print('unknown')"
+    )
+    start = time.monotonic()
+    try:
+        run = run_program([script(tmp_path, "escapers", body)], None, 20)
+        seconds = time.monotonic() - start
+        pids = [int(word) for word in pid_file.read_text().split()]
+        assert len(pids) == 3 and not any(alive(pid) for pid in pids)
+        assert run.exit_code == 0 and run.stdout == b"unknown\n" and not run.timed_out
+        assert seconds < EXIT_GRACE + 0.2  # ended at once, not awaited
+    finally:
+        for pid in [int(word) for word in pid_file.read_text().split()] if pid_file.exists() else []:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(_no_subreaper(), reason="child subreapers are Linux's")
+def test_an_escaped_descendant_dies_at_the_time_limit_too(tmp_path: Path) -> None:
+    pid_file = tmp_path / "escaped.pid"
+    body = (
+        "escaped = subprocess.Popen(['setsid', 'sleep', '30'], stdout=subprocess.DEVNULL)\n"
+        f"open({str(pid_file)!r}, 'w').write(str(escaped.pid))\n"
+        "time.sleep(30)"
+    )
+    try:
+        run = run_program([script(tmp_path, "stuck", body)], None, 0.5)
+        assert run.timed_out and not alive(int(pid_file.read_text()))
+    finally:
+        if pid_file.exists():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+
+def test_runs_in_threads_and_other_children_are_left_alone(tmp_path: Path) -> None:
+    # The cleanup of one run kills only its own orphans: not a program another thread runs, not
+    # a child started before, and the subreaper setting is off once no run goes on.
+    before = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    escaper = script(tmp_path, "quick", "subprocess.Popen(['setsid', 'sleep', '30'])\nprint('quick')")
+    slow = script(tmp_path, "slow", "time.sleep(1.0)\nprint('slow')")
+    results: dict[str, bytes] = {}
+
+    def go(name: str, command: str) -> None:
+        results[name] = run_program([command], None, 20).stdout
+
+    try:
+        threads = [threading.Thread(target=go, args=("slow", slow))]
+        threads += [threading.Thread(target=go, args=(f"quick{k}", escaper)) for k in range(3)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert results == {"slow": b"slow\n", **{f"quick{k}": b"quick\n" for k in range(3)}}
+        assert before.poll() is None
+        assert _no_subreaper() or not _is_subreaper()
+    finally:
+        before.kill()
+        before.wait()
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [("no-such-program-xyz", "not found"), ("{dir}", "is a directory"), ("{plain}", "is not executable")],
+)
+def test_find_program_says_what_is_wrong(tmp_path: Path, name: str, reason: str) -> None:
+    plain = tmp_path / "plain"
+    plain.write_text("#!/bin/sh\n")
+    name = name.format(dir=tmp_path, plain=plain)
+    with pytest.raises(ProgramStartError) as caught:
+        find_program(name)
+    assert caught.value.reason == reason
+    with pytest.raises(ProgramStartError, match=reason):
+        run_program([name])
+    with pytest.raises(CommandError, match=f"^solver command '{name} -q': program '{name}' {reason}$"):
+        check_command(f"{name} -q", "solver command")
+
+
+def test_check_command_gives_the_words_and_skips_placeholders() -> None:
+    assert check_command("sh -c 'echo a b'") == ["sh", "-c", "echo a b"]
+    assert check_command("{solver} --fast") == ["{solver}", "--fast"]
+    with pytest.raises(CommandError, match="empty command"):
+        check_command("  ")
+    with pytest.raises(CommandError, match="No closing quotation"):
+        check_command("sh 'x")

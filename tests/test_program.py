@@ -17,8 +17,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sudoku_cp.backends.base import BackendError
 from sudoku_cp.backends.program import ProgramAnswer, run_solver_program
+from sudoku_cp.backends.program_backend import UNVERIFIED, ProgramBackend
 from sudoku_cp.cnf.dimacs import SolverProgramError, parse_solver_output, write_dimacs
+from sudoku_cp.formats import parse_grid
+from sudoku_cp.outcome import REASON_TIME_LIMIT
 
 PROGRAMS = ["cadical -q", "minisat", "picosat", "cryptominisat5 --verb 0"]
 
@@ -220,6 +224,52 @@ def test_missing_program_path_is_an_error(tmp_path: Path) -> None:
 def test_empty_command_is_an_error() -> None:
     with pytest.raises(SolverProgramError, match="empty solver command"):
         run_solver_program("   ", [[1]], 1)
+
+
+def test_no_time_limit_as_none_or_inf(tmp_path: Path) -> None:
+    command = fake_solver(tmp_path, "quick", "print('s SATISFIABLE\\nv 1 0')\nsys.exit(10)")
+    for limit in (None, float("inf")):
+        answer = run_solver_program(command, [[1]], 1, time_limit=limit)
+        assert answer.satisfiable is True and answer.reason is None
+
+
+# ------------------------------------------------------------------- the program as a backend
+
+PUZZLE_4X4 = "1..." + "." * 12  # one given: many solutions
+LIAR = "print('s UNSATISFIABLE')\nsys.exit(20)"
+
+
+def test_a_false_unsat_claim_is_refuted_by_python_sat(tmp_path: Path) -> None:
+    backend = ProgramBackend(fake_solver(tmp_path, "liar", LIAR))
+    with pytest.raises(
+        BackendError, match=r"claimed UNSAT \(no solution\) but pysat:cadical195 found a valid"
+    ):
+        backend.search(parse_grid(PUZZLE_4X4), 1, float("inf"))
+
+
+def test_trust_takes_the_claim_and_says_so_in_the_stats(tmp_path: Path) -> None:
+    found = ProgramBackend(fake_solver(tmp_path, "liar", LIAR), trust=True).search(parse_grid(PUZZLE_4X4))
+    assert found.complete and found.count == 0 and found.stats == {"runs": 1, UNVERIFIED: 1}
+
+
+def test_a_true_unsat_claim_is_confirmed(tmp_path: Path) -> None:
+    # Two equal givens in a row: no solution, and the encoding leaves it to the solver.
+    puzzle = parse_grid("11" + "." * 14)
+    found = ProgramBackend(fake_solver(tmp_path, "liar", LIAR), "minimal").search(puzzle)
+    assert found.complete and found.count == 0 and found.reason is None
+    assert found.stats == {"runs": 1}  # the program ran, its claim held, nothing is unverified
+
+
+def test_a_confirmation_stopped_by_the_time_limit_is_unknown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sudoku_cp.backends.program_backend.solve_limited", lambda *args: None)
+    command = fake_solver(tmp_path, "liar", LIAR)
+    found = ProgramBackend(command).search(parse_grid(PUZZLE_4X4), 1, 5)
+    assert not found.complete and found.count == 0 and found.timed_out
+    assert (
+        found.reason == f"{REASON_TIME_LIMIT} while confirming the UNSAT claim of solver program {command!r}"
+    )
 
 
 # ----------------------------------------------------------------------------------------- parsing

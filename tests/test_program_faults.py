@@ -17,6 +17,7 @@ import stat
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -134,7 +135,9 @@ def test_verify_with_a_flooding_program_is_a_crash_in_bounded_memory(tmp_path: P
     code, out, peak, seconds = run_measured("verify", "--solver-cmd", flood, "--json", PUZZLE)
     assert code == 3
     result = json.loads(out.splitlines()[0])
-    assert result["verdict"] == "crash" and result["detail"] == "killed after writing more than 64 MiB of output"
+    assert (
+        result["verdict"] == "crash" and result["detail"] == "killed after writing more than 64 MiB of output"
+    )
     assert peak < PEAK_LIMIT, f"peak {peak >> 20} MiB"
     assert seconds < 15
 
@@ -150,7 +153,7 @@ def escaper(tmp_path: Path, answer: str) -> tuple[str, Path]:
 
 
 @pytest.fixture
-def kill_escaped() -> list[Path]:
+def kill_escaped() -> Iterator[list[Path]]:
     """Pid files of escaped sleeps, killed at the end of the test whatever it asserted."""
     files: list[Path] = []
     yield files
@@ -214,7 +217,9 @@ def test_a_program_that_always_says_unsat_is_never_reported_unsat(
     code, out, err = run(capsys, "solve", "--solver-cmd", command, str(batch))
     lines = out.splitlines()
     assert code == 3 and err == "" and len(lines) == 21
-    assert all(" unknown solver program " in line and "claimed UNSAT (no solution)" in line for line in lines[:20])
+    assert all(
+        " unknown solver program " in line and "claimed UNSAT (no solution)" in line for line in lines[:20]
+    )
     assert all("found a valid solution: the program's answer is wrong" in line for line in lines[:20])
     assert lines[20].startswith("summary: 20 puzzles: 20 unknown")
 
@@ -232,7 +237,9 @@ def test_trust_solver_skips_the_check_and_says_unverified(
     assert code == 1 and json.loads(out)["unverified"] is True
 
 
-def test_an_honest_program_is_confirmed_and_not_marked(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_an_honest_program_is_confirmed_and_not_marked(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     command = dimacs_solver(tmp_path, -1)
     code, out, _ = run(capsys, "solve", "--solver-cmd", command, "--unique", "--output", "line", PUZZLE)
     assert code == 0 and out.splitlines() == [SOLUTION, out.splitlines()[1]]
@@ -241,7 +248,9 @@ def test_an_honest_program_is_confirmed_and_not_marked(capsys: pytest.CaptureFix
     assert code == 0 and "unverified" not in json.loads(out.splitlines()[0])
 
 
-def test_a_false_no_second_solution_claim_is_caught(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_a_false_no_second_solution_claim_is_caught(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     # Honest once (a first solution), then 'UNSAT' for the second: EMPTY_4X4 has 288 solutions.
     command = dimacs_solver(tmp_path, 1)
     code, out, _ = run(capsys, "solve", "--solver-cmd", command, "--unique", EMPTY_4X4)
@@ -250,7 +259,9 @@ def test_a_false_no_second_solution_claim_is_caught(capsys: pytest.CaptureFixtur
     assert "claimed UNSAT (no solution beyond the 1 found) but pysat:cadical195 found a valid solution" in out
 
 
-def test_a_false_count_is_caught_and_trust_marks_it(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_a_false_count_is_caught_and_trust_marks_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     code, out, err = run(capsys, "count", "--solver-cmd", dimacs_solver(tmp_path, 3), EMPTY_4X4)
     assert code == 3 and out == ""
     assert "claimed UNSAT (no solution beyond the 3 found)" in assert_one_line_error(err)
@@ -304,7 +315,9 @@ def test_a_command_that_cannot_run_is_a_usage_error_before_any_puzzle(
 
 def test_inf_time_limits_with_programs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     command = dimacs_solver(tmp_path, -1)
-    code, out, _ = run(capsys, "solve", "--solver-cmd", command, "--time-limit", "inf", "--output", "line", PUZZLE)
+    code, out, _ = run(
+        capsys, "solve", "--solver-cmd", command, "--time-limit", "inf", "--output", "line", PUZZLE
+    )
     assert code == 0 and out.splitlines()[0] == SOLUTION
     correct = f"{sys.executable} {ROOT / 'tests' / 'programs' / 'correct.py'}"
     code, out, _ = run(capsys, "verify", "--solver-cmd", correct, "--timeout", "inf", "--json", PUZZLE)

@@ -60,6 +60,7 @@ _PIECE = 1 << 16  # bytes read or written at a time
 _POLL = 0.1  # seconds between checks that the program is still running while its pipes stay open
 _PR_SET_CHILD_SUBREAPER = 36  # from <linux/prctl.h>
 _REAP_ROUNDS = 100  # kill-and-reap rounds for the orphans of one run (each round catches their orphans)
+_Known = dict[int, int]  # children of this process when a program started: pid -> start time (ticks)
 
 
 class ProgramStartError(SudokuCpError):
@@ -286,29 +287,34 @@ class _Reaper:
                 self._set(False)
                 self.active = False
 
-    def start(self, argv: list[str], **options: Any) -> tuple[subprocess.Popen[bytes], int]:
-        """Start a program, known as a program (never an orphan) from the start; (process, start time)."""
-        with self.lock:  # another thread's cleanup must not see it before it is known
+    def start(self, argv: list[str], **options: Any) -> tuple[subprocess.Popen[bytes], _Known | None]:
+        """Start a program, known as a program (never an orphan) from the start.
+
+        Returns the process and, when orphans can come to this process, its children just before
+        (pid: start time, so a pid used again is told apart): none of them can be an orphan of it.
+        """
+        with self.lock:  # another thread's cleanup must not see the program before it is known
             self._own()
+            known = {pid: stat[3] for pid in _children() if (stat := _stat(pid))} if self.active else None
             process = subprocess.Popen(argv, **options)
             self.programs.add(process.pid)
-        stat = _stat(process.pid)
-        return process, -1 if stat is None else stat[3]
+        return process, known
 
     def forget(self, pid: int) -> None:
         """The program has been reaped."""
         with self.lock:
             self.programs.discard(pid)
 
-    def end_orphans(self, pid: int, started: int) -> int:
-        """Kill and reap the orphans of the program ``pid`` (started at tick ``started``); how many.
+    def end_orphans(self, pid: int, known: _Known | None) -> int:
+        """Kill and reap the orphans of the program ``pid``; how many.
 
-        An orphan is a child of this process that started after the program and is neither a
-        program being run (nor in the group or session of another one) nor a worker of
-        ``multiprocessing``.  Killing one makes its own children orphans: rounds go on until none
-        is left.
+        An orphan is a child of this process that was not one when the program started
+        (``known``) and is neither a program being run (nor in the group or session of another
+        one) nor a worker of ``multiprocessing``.  Killing one makes its own children orphans:
+        rounds go on until none is left.  A process another thread starts meanwhile by other
+        means than run_program or multiprocessing would be taken for an orphan.
         """
-        if not self.active or started < 0:
+        if not self.active or known is None:
             return 0
         ended = 0
         for _ in range(_REAP_ROUNDS):
@@ -318,7 +324,7 @@ class _Reaper:
                     child
                     for child in _children() - self.programs - _workers()
                     if (stat := _stat(child)) is not None
-                    and stat[3] >= started
+                    and known.get(child) != stat[3]
                     and stat[1] not in others
                     and stat[2] not in others
                 ]
@@ -431,9 +437,11 @@ def run_program(
 
     Nothing the program started outlives the run: its process group is killed when it ends, and
     on Linux this process is a child subreaper while the program runs, so descendants that left
-    the group and the session become its children; the new ones (started after the program, and
-    neither another program being run nor a ``multiprocessing`` worker) are killed and reaped
-    once the program ends.  The run is judged by what the program wrote before it ended.
+    the group and the session become its children; the new ones (not its children when the
+    program started, and neither another program being run nor a ``multiprocessing`` worker)
+    are killed and reaped once the program ends.  Where that is not available (not Linux, or
+    prctl refused), an escaped process can only be waited for, ``EXIT_GRACE`` seconds at most.
+    The run is judged by what the program wrote before it ended.
     """
     words = [os.fspath(word) for word in argv]
     if not words:
@@ -445,7 +453,7 @@ def run_program(
     _REAPER.enter()
     try:
         try:
-            process, started = _REAPER.start(
+            process, known = _REAPER.start(
                 [executable, *words[1:]],
                 stdin=subprocess.DEVNULL if data is None else subprocess.PIPE,
                 stdout=subprocess.PIPE,
@@ -455,7 +463,7 @@ def run_program(
         except OSError as error:
             raise ProgramStartError(words[0], f"could not be started: {error.strerror or error}") from None
         try:
-            pipes, timed_out = _watch(process, started, data, max_output, deadline)
+            pipes, timed_out = _watch(process, known, data, max_output, deadline)
         finally:
             _REAPER.forget(process.pid)
     finally:
@@ -472,7 +480,11 @@ def run_program(
 
 
 def _watch(
-    process: subprocess.Popen[bytes], started: int, data: bytes | None, max_output: int, deadline: Deadline
+    process: subprocess.Popen[bytes],
+    known: _Known | None,
+    data: bytes | None,
+    max_output: int,
+    deadline: Deadline,
 ) -> tuple[_Pipes, bool]:
     """Feed and read the program until it ends (or the limit or cap); kill what is left; reap it all."""
     pipes = _Pipes(process, data, max_output)
@@ -488,7 +500,7 @@ def _watch(
                 ended_at = time.monotonic()
                 # What it left behind goes now; the pipes then close once their buffers are read.
                 _kill_group(process)
-                _REAPER.end_orphans(process.pid, started)
+                _REAPER.end_orphans(process.pid, known)
             elif ended_at is not None and time.monotonic() - ended_at > EXIT_GRACE:
                 break  # what still holds the pipes escaped unseen; the program has answered
             pipes.pump(_POLL if remaining is None else min(remaining, _POLL))
@@ -502,5 +514,5 @@ def _watch(
         _kill_group(process)
         pipes.close()
         process.wait()
-        _REAPER.end_orphans(process.pid, started)
+        _REAPER.end_orphans(process.pid, known)
     return pipes, timed_out

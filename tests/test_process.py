@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -193,47 +194,41 @@ def _is_subreaper() -> bool:
     return bool(value.value)
 
 
+@pytest.fixture
+def pid_file(tmp_path: Path) -> Iterator[Path]:
+    """A file where test programs write the pids of what they start; those are killed at the end."""
+    path = tmp_path / "escaped.pids"
+    yield path
+    for pid in [int(word) for word in path.read_text().split()] if path.exists() else []:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
 @pytest.mark.skipif(_no_subreaper(), reason="child subreapers are Linux's")
-def test_descendants_that_left_group_and_session_die_with_the_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize("end", ["exit", "time limit"])
+def test_descendants_that_left_group_and_session_die_with_the_run(
+    tmp_path: Path, pid_file: Path, end: str
+) -> None:
     # Issue 11, defect 6: a setsid grandchild, and one a level deeper whose parent is still alive
-    # when the program ends, are killed and reaped before run_program returns.
-    pid_file = tmp_path / "escaped.pids"
+    # when the program ends (or is killed at the limit), are killed and reaped before run_program
+    # returns.
     body = (
         "first = subprocess.Popen(['setsid', 'sleep', '30'])\n"
         f"middle = subprocess.Popen(['setsid', 'sh', '-c', 'sleep 31 & echo $! >> {pid_file}; sleep 32'])\n"
         "time.sleep(0.2)\n"
         f"open({str(pid_file)!r}, 'a').write(f'{{first.pid}}\\n{{middle.pid}}\\n')\n"
-        "print('unknown')"
     )
+    body += "print('unknown')" if end == "exit" else "sys.stdout.flush()\ntime.sleep(30)"
     start = time.monotonic()
-    try:
-        run = run_program([script(tmp_path, "escapers", body)], None, 20)
-        seconds = time.monotonic() - start
-        pids = [int(word) for word in pid_file.read_text().split()]
-        assert len(pids) == 3 and not any(alive(pid) for pid in pids)
+    run = run_program([script(tmp_path, "escapers", body)], None, 20 if end == "exit" else 1.0)
+    seconds = time.monotonic() - start
+    pids = [int(word) for word in pid_file.read_text().split()]
+    assert len(pids) == 3 and not any(alive(pid) for pid in pids)
+    if end == "exit":
         assert run.exit_code == 0 and run.stdout == b"unknown\n" and not run.timed_out
         assert seconds < EXIT_GRACE + 0.2  # ended at once, not awaited
-    finally:
-        for pid in [int(word) for word in pid_file.read_text().split()] if pid_file.exists() else []:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-
-
-@pytest.mark.skipif(_no_subreaper(), reason="child subreapers are Linux's")
-def test_an_escaped_descendant_dies_at_the_time_limit_too(tmp_path: Path) -> None:
-    pid_file = tmp_path / "escaped.pid"
-    body = (
-        "escaped = subprocess.Popen(['setsid', 'sleep', '30'], stdout=subprocess.DEVNULL)\n"
-        f"open({str(pid_file)!r}, 'w').write(str(escaped.pid))\n"
-        "time.sleep(30)"
-    )
-    try:
-        run = run_program([script(tmp_path, "stuck", body)], None, 0.5)
-        assert run.timed_out and not alive(int(pid_file.read_text()))
-    finally:
-        if pid_file.exists():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(int(pid_file.read_text()), signal.SIGKILL)
+    else:
+        assert run.timed_out and seconds < 3
 
 
 def test_runs_in_threads_and_other_children_are_left_alone(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from .backends.base import Backend, BackendError, BatchBackend, SearchResult
 from .backends.registry import backend_name, make_backend
+from .errors import SudokuCpError
 from .formats import PuzzleItem, format_line
 from .grid import Grid
 from .outcome import REASON_TIME_LIMIT, Status
@@ -19,7 +20,15 @@ from .verify import given_conflict
 if TYPE_CHECKING:
     from .cnf.sudoku import AmoEncoding, CnfEncoding
 
-__all__ = ["BackendOptions", "CountResult", "PuzzleResult", "count_solutions", "solve", "solve_items"]
+__all__ = [
+    "BackendOptions",
+    "CountResult",
+    "IncompleteSearchError",
+    "PuzzleResult",
+    "count_solutions",
+    "solve",
+    "solve_items",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +86,10 @@ class PuzzleResult:
         if self.stats:
             obj["stats"] = self.stats
         return obj
+
+
+class IncompleteSearchError(SudokuCpError, ValueError):
+    """Counting was asked of a backend that cannot exhaust the search space (ant colony, hill climbing)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,9 +168,17 @@ def solve(
 def count_solutions(
     puzzle: Grid, backend: Backend | str = "pysat", *, limit: int = 100_000, time_limit: float | None = None
 ) -> CountResult:
-    """Count the solutions of a puzzle, exactly when fewer than ``limit`` exist."""
+    """Count the solutions of a puzzle, exactly when fewer than ``limit`` exist.
+
+    Raises ``IncompleteSearchError`` for a backend whose search cannot exhaust the space.
+    """
     start = time.perf_counter()
     engine = make_backend(backend) if isinstance(backend, str) else backend
+    if not getattr(engine, "complete", True):
+        raise IncompleteSearchError(
+            f"backend {engine.name} is an incomplete search: it finds a solution or gives up, so it "
+            "cannot count; count with dlx, backtrack, pysat or cpsat"
+        )
     if given_conflict(puzzle) is not None:
         return CountResult(0, True, None, time.perf_counter() - start)
     found = engine.search(puzzle, limit, time_limit, keep=False)

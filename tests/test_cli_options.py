@@ -72,3 +72,12 @@ def test_converters_check_their_ranges() -> None:
     for bad in ("0", "-1", "nan", "x"):
         with pytest.raises(argparse.ArgumentTypeError):
             seconds(bad)
+
+
+@pytest.mark.parametrize("backend", ["acs", "hill", "acs:bve=0", "hill:shuffle_digits=0"])
+def test_count_refuses_an_incomplete_backend(capsys: pytest.CaptureFixture[str], backend: str) -> None:
+    """acs and hill find a solution or give up: 'at least 1 (limit reached)' with exit 0 was a false claim."""
+    assert main(["count", "--backend", backend, SMALL]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "incomplete search" in err and "cannot count" in err
+    assert len(err.strip().splitlines()) == 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -51,9 +52,14 @@ def unknown_reason(run: NativeRun, limit: int) -> str | None:
 
 
 class NativeBackend(ABC):
-    """A backend whose engine is a native search: subclasses set ``name`` and write ``_run``."""
+    """A backend whose engine is a native search: subclasses set ``name`` and write ``_run``.
+
+    ``complete`` is False for an engine that cannot exhaust the search space (it finds a solution or
+    gives up): such a backend never proves "no solution" or uniqueness, and cannot count.
+    """
 
     name: str
+    complete: ClassVar[bool] = True
 
     @abstractmethod
     def _run(self, puzzle: Grid, limit: int, time_limit: float | None, keep: bool) -> NativeRun:

@@ -81,3 +81,14 @@ def test_count_refuses_an_incomplete_backend(capsys: pytest.CaptureFixture[str],
     out, err = capsys.readouterr()
     assert out == "" and "incomplete search" in err and "cannot count" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_jobs_are_capped_at_a_few_per_core_with_a_note(capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    from sudoku_cp.cli.solve import JOBS_PER_CORE
+
+    assert main(["solve", "--jobs", "1000", "--output", "line", PUZZLE]) == 0
+    _, err = capsys.readouterr()
+    most = JOBS_PER_CORE * (os.cpu_count() or 1)
+    assert f"--jobs 1000 is capped at {most}" in err and len(err.strip().splitlines()) == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterable
@@ -61,7 +62,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         type=common.integer(0),
         default=1,
         metavar="N",
-        help="worker processes for a batch (0: one per CPU)",
+        help=f"worker processes for a batch (0: one per CPU; at most {JOBS_PER_CORE} per CPU)",
     )
     parser.add_argument(
         "--json", action="store_true", help="JSON Lines: one object per puzzle, then a summary"
@@ -101,6 +102,23 @@ def _batch_line(result: PuzzleResult, args: argparse.Namespace) -> str:
     return f"#{result.index + 1}{line}: {result.status.value} {detail}".rstrip() + note
 
 
+#: Worker processes per CPU core at most: more only compete for the cores (1,000 once started 300 processes).
+JOBS_PER_CORE = 4
+
+
+def _jobs(requested: int) -> int:
+    """The worker processes to start: one per core for 0, capped at JOBS_PER_CORE per core, with a note."""
+    cores = os.cpu_count() or 1
+    most = JOBS_PER_CORE * cores
+    if requested > most:
+        sys.stderr.write(
+            f"{common.PROG}: note: --jobs {requested} is capped at {most} ({JOBS_PER_CORE} per CPU core, "
+            f"{cores} cores): more processes only compete for the cores\n"
+        )
+        return most
+    return requested or cores
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp solve``; return the exit code."""
     from ..api import solve_items
@@ -109,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     options = common.backend_options(args)  # checks --solver-cmd's program before any solving
     backend_name = options.name
     results = solve_items(
-        items, options, unique=args.unique, time_limit=args.time_limit, jobs=args.jobs or os.cpu_count() or 1
+        items, options, unique=args.unique, time_limit=args.time_limit, jobs=_jobs(args.jobs)
     )
     if len(items) == 1 and not args.json:
         common.item_grid(items[0], name, args.puzzle)  # an unreadable puzzle is an error, not a status

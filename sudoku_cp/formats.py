@@ -15,7 +15,10 @@ Input forms (``GridFormat``), detected automatically unless one is named:
   integer, then o**4 integers with -1 for blank.
 
 Autodetection never guesses: text that two forms read differently is an error naming both.
-Every problem is a ``ParseError`` naming the line, column and (where known) the cell.
+Every problem is a ``ParseError`` naming the line, column and (where known) the cell, in one line
+of at most ``MAX_MESSAGE`` characters (long values are cut, see ``excerpt``).  A minus sign before
+a digit is an error in every form (``-5`` is never a separator and a 5), except the ``-1`` blank of
+``acs``.  A UTF-8 byte-order mark at the start of a text is ignored (``strip_bom``).
 """
 
 from __future__ import annotations
@@ -36,10 +39,12 @@ from .geometry import Geometry, GeometryError, geometry_for_size
 from .grid import Grid
 
 __all__ = [
+    "MAX_MESSAGE",
     "SYMBOLS",
     "GridFormat",
     "ParseError",
     "PuzzleItem",
+    "excerpt",
     "format_ints",
     "format_line",
     "format_pretty",
@@ -48,13 +53,42 @@ __all__ = [
     "parse_puzzles",
     "json_dumps",
     "read_text",
+    "strip_bom",
 ]
 
 SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 _VALUE_OF = {symbol: value for value, symbol in enumerate(SYMBOLS, start=1)}
 _VALUE_OF.update({".": 0, "0": 0})
 _SEPARATORS = frozenset("|+-=")
-_INT_TOKEN = re.compile(r"-?\d+|\.")
+_INT_TOKEN = re.compile(r"-?[0-9]+|\.")
+_NEGATIVE = re.compile(r"-[0-9]+")
+_MAX_DIGITS = 9  # longer integers are out of every range; int() of thousands of digits even raises
+_BOM = "\ufeff"
+#: The longest error message a parser writes (values in it are cut first, see ``excerpt``).
+MAX_MESSAGE = 280
+
+
+def excerpt(value: object, limit: int = 40, *, quote: bool = True) -> str:
+    """A value as an error message shows it, at most ``limit`` characters: text in quotes (bare
+    without ``quote``), anything else as its repr.  A model line or a JSON value can be megabytes."""
+    if isinstance(value, str):
+        shown = value if len(value) <= limit else value[: max(limit - 3, 1)] + "..."
+        return repr(shown) if quote else shown
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value.bit_length() > 13_000:  # str() of more than 4300 digits raises
+            return "an integer of thousands of digits"
+        digits = str(value)
+        return digits if len(digits) <= limit else f"an integer of {len(digits.lstrip('-'))} digits"
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):  # nested too deep, or holding an integer of thousands of digits
+        return "a value too long to show"
+    return text if len(text) <= limit else text[: max(limit - 3, 1)] + "..."
+
+
+def strip_bom(text: str) -> str:
+    """The text without a UTF-8 byte-order mark at its start (editors on Windows write one)."""
+    return text[1:] if text.startswith(_BOM) else text
 
 
 class GridFormat(Enum):
@@ -68,10 +102,15 @@ class GridFormat(Enum):
 
 
 class ParseError(SudokuCpError, ValueError):
-    """Text that is not a grid; carries the 1-based line and column where that is known."""
+    """Text that is not a grid; carries the 1-based line and column where that is known.
+
+    The message is kept to one line of at most ``MAX_MESSAGE`` characters, whatever it quotes.
+    """
 
     def __init__(self, message: str, line: int | None = None, column: int | None = None) -> None:
-        self.message = message
+        message = " ".join(message.splitlines())
+        room = MAX_MESSAGE - 40  # 'line L, column C: ' comes in front
+        self.message = message if len(message) <= room else message[: room - 3] + "..."
         self.line = line
         self.column = column
         super().__init__(str(self))
@@ -103,18 +142,19 @@ class _Token:
 
 
 def read_text(source: str) -> str:
-    """The text of a file path, or of standard input for '-'."""
+    """The text of a file path, or of standard input for '-', without a byte-order mark."""
     if source == "-":
-        return sys.stdin.read()
+        return strip_bom(sys.stdin.read())
     path = Path(source)
+    name = excerpt(source, 200, quote=False)
     try:
-        return path.read_text(encoding="utf-8", errors="strict")
+        return strip_bom(path.read_text(encoding="utf-8", errors="strict"))
     except FileNotFoundError:
-        raise ParseError(f"no such file: {source}") from None
+        raise ParseError(f"no such file: {name}") from None
     except IsADirectoryError:
-        raise ParseError(f"{source} is a directory, not a puzzle file") from None
+        raise ParseError(f"{name} is a directory, not a puzzle file") from None
     except UnicodeDecodeError as error:
-        raise ParseError(f"{source} is not UTF-8 text (byte {error.start})") from None
+        raise ParseError(f"{name} is not UTF-8 text (byte {error.start})") from None
 
 
 def _geometry(n: int, box: tuple[int, int] | None, line: int | None) -> Geometry:
@@ -166,15 +206,35 @@ def _grid_from_ints(tokens: Sequence[_Token], box: tuple[int, int] | None, blank
             continue
         if not _INT_TOKEN.fullmatch(token.text):
             raise ParseError(
-                f"{token.text!r} is not an integer ({geometry.cell_name(cell)})", token.line, token.column
+                f"{excerpt(token.text)} is not an integer ({geometry.cell_name(cell)})",
+                token.line,
+                token.column,
             )
-        value = int(token.text)
+        value = _int_value(token, "digit")
         if not 1 <= value <= n:
             raise ParseError(
                 f"digit {value} out of range 1-{n} ({geometry.cell_name(cell)})", token.line, token.column
             )
         values[cell] = value
     return Grid(geometry, values)
+
+
+def _negative_number(number: str, line: int, column: int) -> ParseError:
+    return ParseError(
+        f"negative number {excerpt(number, 20, quote=False)}: a cell holds a digit, or 0 or '.' for a blank",
+        line,
+        column,
+    )
+
+
+def _int_value(token: _Token, what: str, *, negative: bool = False) -> int:
+    """The integer a token of ``_INT_TOKEN`` holds; ParseError for too many digits, or a negative one
+    unless ``negative`` allows it."""
+    if token.text.startswith("-") and not negative:
+        raise _negative_number(token.text, token.line, token.column)
+    if len(token.text.lstrip("-")) > _MAX_DIGITS:
+        raise ParseError(f"{excerpt(token.text, 20)} is too large for a {what}", token.line, token.column)
+    return int(token.text)
 
 
 def _word_tokens(text: str, first_line: int = 1) -> list[_Token]:
@@ -187,11 +247,17 @@ def _word_tokens(text: str, first_line: int = 1) -> list[_Token]:
 
 
 def _symbol_tokens(text: str, first_line: int = 1) -> list[_Token]:
-    """Every character that is not white space or a box separator, with its place."""
+    """Every character that is not white space or a box separator, with its place.
+
+    A '-' before a digit is a minus sign, not a box rule: ParseError.
+    """
     tokens = []
     for line_no, line in enumerate(text.splitlines(), start=first_line):
         if line.lstrip().startswith("#"):
             continue
+        negative = _NEGATIVE.search(line)
+        if negative is not None:
+            raise _negative_number(negative.group(), line_no, negative.start() + 1)
         for column, char in enumerate(line, start=1):
             if not char.isspace() and char not in _SEPARATORS:
                 tokens.append(_Token(char, line_no, column))
@@ -199,7 +265,7 @@ def _symbol_tokens(text: str, first_line: int = 1) -> list[_Token]:
 
 
 def _parse_acs(tokens: Sequence[_Token], box: tuple[int, int] | None) -> Grid:
-    order = int(tokens[0].text)
+    order = _int_value(tokens[0], "box order")
     n = order * order
     if box is not None and box != (order, order):
         raise ParseError(
@@ -213,9 +279,11 @@ def _parse_acs(tokens: Sequence[_Token], box: tuple[int, int] | None) -> Grid:
     for cell, token in enumerate(cells):
         if not _INT_TOKEN.fullmatch(token.text) or token.text == ".":
             raise ParseError(
-                f"{token.text!r} is not an integer ({geometry.cell_name(cell)})", token.line, token.column
+                f"{excerpt(token.text)} is not an integer ({geometry.cell_name(cell)})",
+                token.line,
+                token.column,
             )
-        value = int(token.text)
+        value = _int_value(token, "cell value", negative=True)
         if value == -1:
             continue
         if not 1 <= value <= n:
@@ -229,7 +297,7 @@ def _parse_acs(tokens: Sequence[_Token], box: tuple[int, int] | None) -> Grid:
 
 
 def _looks_acs(words: Sequence[_Token]) -> bool:
-    if len(words) < 3 or not all(re.fullmatch(r"-?\d+", w.text) for w in words[:2]):
+    if len(words) < 3 or not all(re.fullmatch(r"-?[0-9]{1,9}", w.text) for w in words[:2]):
         return False
     order = int(words[0].text)
     if not 2 <= order <= 20 or words[1].text != "1":
@@ -275,7 +343,7 @@ def _parse_single(text: str, box: tuple[int, int] | None, first_line: int = 1) -
 
 def parse_grid(text: str, *, box: tuple[int, int] | None = None, fmt: GridFormat | None = None) -> Grid:
     """Read exactly one puzzle; raise ParseError on anything else."""
-    items = parse_puzzles(text, box=box, fmt=fmt)
+    items = parse_puzzles(text, box=box, fmt=fmt)  # strips a byte-order mark
     if len(items) != 1:
         raise ParseError(f"expected one puzzle, found {len(items)} (one per line)")
     item = items[0]
@@ -359,6 +427,7 @@ def parse_puzzles(
 
     A batch never stops at a bad line: each line gives one item, holding a grid or an error.
     """
+    text = strip_bom(text)
     lines = _batch_lines(text)
     if not lines:
         raise ParseError("empty input: no puzzle")

@@ -6,11 +6,15 @@ cell is the flat index ``r * n + c``.  Users see 1-based rows, columns and digit
 The units are numbered: rows 0..n-1, columns n..2n-1, boxes 2n..3n-1.  Boxes are numbered
 row-major: box ``b`` covers rows ``(b // p) * p ...`` and columns ``(b % p) * q ...``
 (a grid has n / p = q box bands down and n / q = p box stacks across).
+
+``MAX_SIDE`` (4096) is the largest grid side sudoku_cp takes: the grid of the largest reduction
+(64 x 64 boxes).  A larger size is refused before anything is allocated or enumerated.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -18,7 +22,12 @@ import numpy as np
 
 from .errors import SudokuCpError
 
-__all__ = ["Geometry", "GeometryError", "geometry_for_size", "parse_box"]
+__all__ = ["MAX_SIDE", "Geometry", "GeometryError", "geometry_for_size", "parse_box"]
+
+#: The largest grid side: 64 x 64 boxes, the grid of the largest reduction (``reduction.packing``).
+MAX_SIDE = 4096
+_DIGITS = re.compile(r"[0-9]{1,9}")  # ASCII only: str.isdigit takes '²', which int() refuses
+_SHOWN_SHAPES = 6  # box shapes named in an error; a highly composite n has dozens
 
 
 class GeometryError(SudokuCpError, ValueError):
@@ -40,6 +49,10 @@ class Geometry:
         if self.p < 1 or self.q < 1 or self.p * self.q < 2:
             raise GeometryError(f"box {self.p}x{self.q} is not a Sudoku box shape")
         n = self.p * self.q
+        if n > MAX_SIDE:
+            raise GeometryError(
+                f"box {self.p}x{self.q} makes a {n}x{n} grid, above the largest side {MAX_SIDE}"
+            )
         rows = np.arange(n).repeat(n)
         cols = np.tile(np.arange(n), n)
         box = (rows // self.p) * self.p + cols // self.q
@@ -114,6 +127,9 @@ def geometry_for_size(n: int, box: tuple[int, int] | None = None) -> Geometry:
     Raises GeometryError when n has no box shape, when the box does not fit n, or when n
     admits several shapes (6, 8, 12, ...) and none was given.
     """
+    if not 2 <= n <= MAX_SIDE:
+        size = str(n) if abs(n) < 10**12 else "a huge number"
+        raise GeometryError(f"a grid side must lie in 2..{MAX_SIDE}, not {size}")
     if box is not None:
         p, q = box
         if p * q != n:
@@ -125,15 +141,21 @@ def geometry_for_size(n: int, box: tuple[int, int] | None = None) -> Geometry:
     shapes = [f"{p}x{n // p}" for p in range(2, n // 2 + 1) if n % p == 0]
     if not shapes:
         raise GeometryError(f"a {n}x{n} grid has no box shape ({n} is not a product of two factors >= 2)")
-    raise GeometryError(f"a {n}x{n} grid has several box shapes ({', '.join(shapes)}): give one with --box")
+    shown = ", ".join(shapes[:_SHOWN_SHAPES]) + (
+        f", ... {len(shapes)} in all" if len(shapes) > _SHOWN_SHAPES else ""
+    )
+    raise GeometryError(f"a {n}x{n} grid has several box shapes ({shown}): give one with --box")
 
 
 def parse_box(text: str) -> tuple[int, int]:
-    """Parse a box shape 'PxQ' (P rows by Q columns)."""
+    """Parse a box shape 'PxQ' (P rows by Q columns), with P*Q at most ``MAX_SIDE``."""
+    shown = repr(text if len(text) <= 20 else text[:17] + "...")  # the text can be any length
     parts = text.lower().split("x")
-    if len(parts) != 2 or not all(part.strip().isdigit() for part in parts):
-        raise GeometryError(f"box shape {text!r} is not of the form PxQ, e.g. 2x3")
+    if len(parts) != 2 or not all(_DIGITS.fullmatch(part.strip()) for part in parts):
+        raise GeometryError(f"box shape {shown} is not of the form PxQ, e.g. 2x3")
     p, q = int(parts[0]), int(parts[1])
     if p < 1 or q < 1 or p * q < 2:
-        raise GeometryError(f"box shape {text!r} is not a Sudoku box shape")
+        raise GeometryError(f"box shape {shown} is not a Sudoku box shape")
+    if p * q > MAX_SIDE:
+        raise GeometryError(f"box shape {shown} makes a grid side above the largest, {MAX_SIDE}")
     return p, q

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
 import numpy as np
 import pytest
 from conftest import DATA, SHARED
@@ -9,17 +12,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sudoku_cp.formats import (
+    MAX_MESSAGE,
     GridFormat,
     ParseError,
+    excerpt,
     format_ints,
     format_line,
     format_pretty,
     grid_to_json,
     parse_grid,
     parse_puzzles,
+    read_text,
 )
 from sudoku_cp.generate import random_puzzle
-from sudoku_cp.geometry import Geometry
+from sudoku_cp.geometry import MAX_SIDE, Geometry, GeometryError, geometry_for_size, parse_box
 
 HARD = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
 SHAPES = [(2, 2), (2, 3), (3, 2), (2, 4), (3, 3), (3, 4), (4, 4), (5, 5), (8, 8)]
@@ -126,3 +132,86 @@ def test_named_format_is_enforced() -> None:
     with pytest.raises(ParseError, match="not an ant-colony instance"):
         parse_grid(HARD, fmt=GridFormat.ACS)
     assert parse_grid(HARD, fmt=GridFormat.LINE) == parse_grid(HARD)
+
+
+# ------------------------------------------------------------------------------ hostile input (issue 11)
+
+INTS = format_ints(parse_grid(HARD))  # '4 0 0 ...'
+
+
+@pytest.mark.parametrize(
+    ("text", "fmt", "where"),
+    [
+        ("-5" + INTS[1:], None, "line 1, column 1"),  # was read as a given 5, the '-' a box rule
+        ("-7 7" + INTS[3:], None, "line 1, column 1"),  # was read as two 7s
+        ("-5" + INTS[1:], GridFormat.INTS, "line 1, column 1"),
+        ("-5" + INTS[1:], GridFormat.GRID, "line 1, column 1"),
+        ("-5" + HARD[2:], GridFormat.LINE, "line 1, column 1"),
+        ("-5" + HARD[2:], None, "line 1, column 1"),
+        (format_pretty(parse_grid(HARD)).replace("\n. 3", "\n-5 3", 1), None, "line 2, column 1"),
+        (INTS.replace("\n0 3", "\n0 -3", 1), None, "line 2, column 3"),
+    ],
+)
+def test_a_negative_number_is_an_error_in_every_form_naming_line_and_column(
+    text: str, fmt: GridFormat | None, where: str
+) -> None:
+    with pytest.raises(ParseError, match="negative number -[0-9]") as raised:
+        parse_grid(text, fmt=fmt)
+    assert str(raised.value).startswith(where)
+
+
+def test_a_negative_number_in_a_batch_line_makes_that_line_invalid() -> None:
+    items = parse_puzzles(f"{HARD}\n-5{HARD[2:]}\n{HARD}\n")
+    assert [item.grid is not None for item in items] == [True, False, True]
+    assert "line 2, column 1: negative number -5" in (items[1].error or "")
+
+
+def test_ant_colony_files_keep_minus_one_blanks_and_refuse_other_negatives() -> None:
+    text = "3\n1\n" + " ".join(["-1"] * 81)
+    assert parse_grid(text).values.sum() == 0
+    with pytest.raises(ParseError, match="value -5 out of range"):
+        parse_grid(text.replace("-1", "-5", 1))
+
+
+@pytest.mark.parametrize("digits", [10, 5000])
+def test_huge_integers_are_a_parse_error_not_a_value_error_of_int(digits: int) -> None:
+    with pytest.raises(ParseError, match="too large") as raised:
+        parse_grid("9" * digits + INTS[1:])
+    assert len(str(raised.value)) < 120
+
+
+def test_a_byte_order_mark_is_ignored(tmp_path: Path) -> None:
+    assert parse_grid("\ufeff" + HARD) == parse_grid(HARD)
+    assert [item.grid for item in parse_puzzles(f"\ufeff{HARD}\n{HARD}\n")] == [parse_grid(HARD)] * 2
+    path = tmp_path / "bom.txt"
+    path.write_text("\ufeff" + HARD, encoding="utf-8")
+    assert read_text(str(path)) == HARD
+
+
+def test_messages_cut_long_values_and_stay_on_one_line() -> None:
+    with pytest.raises(ParseError) as raised:
+        parse_grid(" ".join(["x" * 10_000] * 81), fmt=GridFormat.INTS)
+    assert len(str(raised.value)) < 100 and "xxx..." in str(raised.value)
+    error = ParseError("a\nb" + "c" * 10_000, 3, 4)
+    assert "\n" not in str(error) and len(str(error)) <= MAX_MESSAGE
+    assert excerpt("y" * 100) == repr("y" * 37 + "...")
+    assert excerpt(10**100) == "an integer of 101 digits" and excerpt(-12) == "-12"
+    assert excerpt(10**20000) == "an integer of thousands of digits"
+    assert excerpt([1] * 100).endswith("...") and len(excerpt([1] * 100)) == 40
+
+
+def test_a_grid_side_beyond_the_largest_is_refused_at_once() -> None:
+    start = time.perf_counter()
+    for n in (MAX_SIDE + 1, 10**9, 10**30, -5, 0, 1):
+        with pytest.raises(GeometryError, match=f"2..{MAX_SIDE}"):
+            geometry_for_size(n)
+    assert time.perf_counter() - start < 0.5  # 10**9 took 21 s: it listed all 98 box shapes
+    with pytest.raises(
+        GeometryError, match=r"\(2x1680, 3x1120, 4x840, 5x672, 6x560, 7x480, \.\.\. 46 in all\)"
+    ):
+        geometry_for_size(3360)
+    with pytest.raises(GeometryError, match="above the largest"):
+        Geometry(65, 64)
+    for text in ("99999x99999", "9" * 5000 + "x2", "²x3"):
+        with pytest.raises(GeometryError):
+            parse_box(text)

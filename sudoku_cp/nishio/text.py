@@ -7,7 +7,9 @@
   ``1,2`` (row, column), separated by blanks, commas or new lines;
 * JSON: ``{"n": 9, "box": "3x3", "cells": [[1, 2], ...]}``.
 
-Every problem is a ``ParseError`` naming the line (and column) where it is known.
+Every problem is a ``ParseError`` naming the line (and column) where it is known; a minus sign
+(``R-1C2``, ``n=-9``, ``[-1, 2]``) is one.  The side n is at most ``geometry.MAX_SIDE``, checked
+before anything of that size is built.  A UTF-8 byte-order mark at the start is ignored.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ import re
 
 import numpy as np
 
-from ..formats import ParseError, json_dumps
-from ..geometry import Geometry, GeometryError, geometry_for_size, parse_box
+from ..formats import ParseError, excerpt, json_dumps, strip_bom
+from ..geometry import MAX_SIDE, Geometry, GeometryError, geometry_for_size, parse_box
 from .instance import NishioInstance
 
 __all__ = [
@@ -35,7 +37,10 @@ __all__ = [
 #: The names ``instance_text`` writes.
 INSTANCE_FORMS = ("mask", "cells", "json")
 
-_CELL_RC = re.compile(r"[Rr](\d+)[Cc](\d+)")
+_CELL_RC = re.compile(r"[Rr]([0-9]+)[Cc]([0-9]+)")
+_CELL_PAIR = re.compile(r"([0-9]+),([0-9]+)")
+_NEGATIVE = re.compile(r"-[0-9]")
+_MAX_DIGITS = 9  # a longer row, column or size lies beyond MAX_SIDE anyway
 _IN = frozenset("xX1")
 _OUT = frozenset(".0")
 
@@ -83,55 +88,81 @@ def _geometry(n: int, box: tuple[int, int] | None, line: int | None) -> Geometry
         raise ParseError(str(error), line) from None
 
 
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def _from_json(text: str, box: tuple[int, int] | None) -> NishioInstance:
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as error:
         raise ParseError(f"bad JSON: {error.msg}", error.lineno, error.colno) from None
+    except (ValueError, RecursionError):  # an integer of thousands of digits, or nesting too deep
+        raise ParseError("bad JSON: a number too long or lists nested too deep") from None
     if not isinstance(obj, dict) or "n" not in obj or "cells" not in obj:
         raise ParseError('a JSON instance is an object with "n" and "cells"')
     n = obj["n"]
-    if not isinstance(n, int) or n < 2:
-        raise ParseError(f'"n" must be an integer >= 2, got {n!r}')
+    if not _is_int(n) or not 2 <= n <= MAX_SIDE:
+        raise ParseError(f'"n" must be an integer in 2..{MAX_SIDE} (the largest side), got {excerpt(n)}')
     if "box" in obj:
         try:
-            box = parse_box(str(obj["box"]))
+            box = parse_box(str(obj["box"]) if isinstance(obj["box"], str) else excerpt(obj["box"]))
         except GeometryError as error:
             raise ParseError(str(error)) from None
     g = _geometry(n, box, None)
+    if not isinstance(obj["cells"], list):
+        raise ParseError(f'"cells" must be a list of [row, column] pairs, got {excerpt(obj["cells"])}')
     cells = []
     for k, cell in enumerate(obj["cells"]):
-        ok = isinstance(cell, list) and len(cell) == 2 and all(isinstance(v, int) for v in cell)
+        ok = isinstance(cell, list) and len(cell) == 2 and all(_is_int(v) for v in cell)
         if not ok or not (1 <= cell[0] <= n and 1 <= cell[1] <= n):
             raise ParseError(
-                f"cell {k + 1} of the JSON list is not a [row, column] pair within 1..{n}: {cell!r}"
+                f"cell {k + 1} of the JSON list is not a [row, column] pair within 1..{n}: {excerpt(cell)}"
             )
         cells.append((cell[0] - 1, cell[1] - 1))
     return NishioInstance.from_cells(g, cells)
+
+
+def _number(digits: str, what: str, line: int, column: int) -> int:
+    """A whole number of ASCII digits, at most ``_MAX_DIGITS`` of them (int() of thousands raises)."""
+    if not digits.isascii() or not digits.isdigit():
+        raise ParseError(f"{what} must be a whole number, not {excerpt(digits)}", line, column)
+    if len(digits) > _MAX_DIGITS or int(digits) > MAX_SIDE:
+        shown = excerpt(digits, quote=False)
+        raise ParseError(f"{what} {shown} is above the largest grid side, {MAX_SIDE}", line, column)
+    return int(digits)
 
 
 def _from_cell_list(lines: list[tuple[int, str]], box: tuple[int, int] | None) -> NishioInstance:
     n: int | None = None
     cells: list[tuple[int, int, int, int]] = []
     for number, text in lines:
-        for match in re.finditer(r"[^\s,;]+(?:,\d+)?", text):
+        negative = _NEGATIVE.search(text)
+        if negative is not None:
+            raise ParseError(
+                "negative number: rows, columns and n are 1 or more", number, negative.start() + 1
+            )
+        for match in re.finditer(r"[^\s,;]+(?:,[0-9]+)?", text):
             word, col = match.group(0), match.start() + 1
             key, _, value = word.partition("=")
             if value:
-                if key.lower() == "n" and value.isdigit():
-                    n = int(value)
+                if key.lower() == "n":
+                    n = _number(value, "n", number, col)
                 elif key.lower() == "box":
                     try:
                         box = parse_box(value)
                     except GeometryError as error:
                         raise ParseError(str(error), number, col) from None
                 else:
-                    raise ParseError(f"unknown setting {word!r} (expected n=N or box=PxQ)", number, col)
+                    raise ParseError(
+                        f"unknown setting {excerpt(word)} (expected n=N or box=PxQ)", number, col
+                    )
                 continue
-            rc = _CELL_RC.fullmatch(word) or re.fullmatch(r"(\d+),(\d+)", word)
+            rc = _CELL_RC.fullmatch(word) or _CELL_PAIR.fullmatch(word)
             if rc is None:
-                raise ParseError(f"{word!r} is not a cell (write R3C5 or 3,5)", number, col)
-            cells.append((int(rc.group(1)), int(rc.group(2)), number, col))
+                raise ParseError(f"{excerpt(word)} is not a cell (write R3C5 or 3,5)", number, col)
+            row, column = (_number(rc.group(k), "row or column", number, col) for k in (1, 2))
+            cells.append((row, column, number, col))
     if n is None:
         if box is None:
             raise ParseError("a cell list needs its size: start it with n=N (and box=PxQ where needed)")
@@ -158,7 +189,10 @@ def _from_mask_rows(lines: list[tuple[int, str]], box: tuple[int, int] | None) -
             elif ch in _OUT:
                 row.append(False)
             else:
-                raise ParseError(f"unexpected symbol {ch!r} in an instance row (use x or . )", number, col)
+                what = "a minus sign" if ch == "-" else f"unexpected symbol {ch!r}"
+                raise ParseError(f"{what} in an instance row (use x or . )", number, col)
+        if len(row) > MAX_SIDE or len(rows) == MAX_SIDE:  # refused before more is read
+            raise ParseError(f"an instance has at most {MAX_SIDE} rows of {MAX_SIDE} cells", number)
         rows.append((number, row))
     if not rows:
         raise ParseError("the instance is empty")
@@ -172,6 +206,7 @@ def _from_mask_rows(lines: list[tuple[int, str]], box: tuple[int, int] | None) -
 
 def parse_instance(text: str, *, box: tuple[int, int] | None = None) -> NishioInstance:
     """Read an instance in any of the module's text forms (detected from the text)."""
+    text = strip_bom(text)
     stripped = text.strip()
     if not stripped:
         raise ParseError("the instance is empty")
@@ -179,7 +214,7 @@ def parse_instance(text: str, *, box: tuple[int, int] | None = None) -> NishioIn
         return _from_json(stripped, box)
     lines = [(k, line.rstrip("\r\n")) for k, line in enumerate(text.splitlines(), start=1)]
     lines = [(k, line) for k, line in lines if not line.lstrip().startswith("#")]
-    if re.search(r"[Rr]\d+[Cc]\d+|\d+,\d+|\bn=", stripped):
+    if re.search(r"[Rr]-?[0-9]+[Cc]-?[0-9]+|-?[0-9]+,-?[0-9]+|\bn=", stripped):  # minus: an error there
         return _from_cell_list(lines, box)
     return _from_mask_rows(lines, box)
 
@@ -207,6 +242,7 @@ def read_placement(text: str, instance: NishioInstance) -> np.ndarray:
     from .cnf import encode_nishio_cnf
 
     n = instance.n
+    text = strip_bom(text)
     if not text.strip():
         raise ParseError("the placement file is empty")
     if solver_answer_form(text, literals=False) is not None:

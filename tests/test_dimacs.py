@@ -11,17 +11,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sudoku_cp.cnf.dimacs import (
+    MAX_VARIABLES,
     DimacsCnf,
     DimacsError,
     SolverAnswer,
     SolverProgramError,
     dimacs_text,
+    parse_solver_output,
     read_dimacs,
     read_solver_answer,
     solver_answer_form,
     write_dimacs,
 )
 from sudoku_cp.errors import SudokuCpError
+from sudoku_cp.formats import ParseError
 
 CLAUSES = st.integers(1, 10**12).flatmap(
     lambda n: st.tuples(
@@ -134,7 +137,7 @@ def test_every_form_of_answer(
         ("SAT\n1 9 0\n", "model literal 9 is out of range for 3 variables (result file line 2)", 2),
         ("1 2\n3 -1 0\n", "both true and false (solver output line 2)", 2),
         ("1 0\n2 0\n", "literal 2 after the terminating 0 (solver output line 2)", 2),
-        ("1 " + "9" * 25 + " 0", "too large", None),
+        ("1 " + "9" * 25 + " 0", "too large", 1),
         ("s SATISFIABLE\nv 1 " + "x" * 10**6 + " 0\n", "non-integer token 'xxxxxxxxxx", 2),
     ],
 )
@@ -157,3 +160,52 @@ def test_without_literal_lists_numbers_are_not_an_answer() -> None:
         SolverProgramError, match=r"'1 3': expected .* result file \(SAT, then literals ending in 0\)$"
     ):
         read_solver_answer("1 3\n", literals=False)
+
+
+# ------------------------------------------------------------------------------ hostile input (issue 11)
+
+
+@pytest.mark.parametrize(
+    ("text", "max_vars", "column", "words"),
+    [
+        ("p cnf 3 99999999999\n1 0\n", MAX_VARIABLES, 9, "more than 2 (what the rest of the text can hold)"),
+        ("p cnf 3 6\n1 0\n0\n", MAX_VARIABLES, 9, "6 clauses is more than 3"),
+        ("p cnf 11 0\n", 10, 7, "11 variables is more than 10 (the cap)"),
+        ("p cnf " + "9" * 5000 + " 1\n1 0\n", MAX_VARIABLES, 7, "99999... variables is more than"),
+        ("p cnf \u00b2 1\n1 0\n", MAX_VARIABLES, 7, "must be a nonnegative integer"),
+    ],
+)
+def test_a_header_beyond_the_cap_or_the_text_is_refused_before_any_clause(
+    text: str, max_vars: int, column: int, words: str
+) -> None:
+    with pytest.raises(ParseError) as caught:
+        read_dimacs(text, max_vars=max_vars)
+    assert (caught.value.line, caught.value.column) == (1, column)
+    assert words in caught.value.message and len(str(caught.value)) < 150
+
+
+def test_a_literal_of_thousands_of_digits_is_out_of_range_not_a_value_error() -> None:
+    with pytest.raises(ParseError, match="beyond the 3 variables") as caught:
+        read_dimacs("p cnf 3 1\n1 -" + "9" * 5000 + " 0\n")
+    assert (caught.value.line, caught.value.column) == (2, 3) and len(str(caught.value)) < 150
+
+
+@pytest.mark.parametrize("literal", ["-9223372036854775808", "9223372036854775807", "2147483648", "9" * 5000])
+def test_a_model_literal_beyond_32_bits_is_refused_not_wrapped(literal: str) -> None:
+    # -2**63 passed the int64 checks (its absolute value overflows to itself) and became literal 0.
+    for text in (f"s SATISFIABLE\nv 1 {literal} 0\n", f"SAT\n1 {literal} 0\n", f"1 {literal} 0\n"):
+        with pytest.raises(SolverProgramError, match="too large for a 32-bit literal") as caught:
+            read_solver_answer(text)
+        assert caught.value.line is not None and len(str(caught.value)) < 150
+    assert read_solver_answer("1 -2147483647 0").literals.tolist() == [1, -2147483647]  # type: ignore[union-attr]
+
+
+def test_a_byte_order_mark_is_ignored_in_every_text_read() -> None:
+    assert read_dimacs("\ufeffp cnf 2 1\n1 -2 0\n") == DimacsCnf(2, ((1, -2),))
+    for text in ("s SATISFIABLE\nv 1 -2 0\n", "SAT\n1 -2 0\n", "1 -2 0\n"):
+        answer = read_solver_answer("\ufeff" + text)
+        assert answer.satisfiable is True and answer.literals is not None
+        assert answer.literals.tolist() == [1, -2]
+    assert parse_solver_output("", "\ufeffUNSAT\n") == (False, None)
+    with pytest.raises(SolverProgramError, match="no 's' line and no result file"):
+        parse_solver_output("", "\ufeff")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import json
+import re
 
 import numpy as np
 import pytest
@@ -13,7 +15,9 @@ from pysat.examples.genhard import PHP
 from pysat.solvers import Solver
 
 from sudoku_cp.formats import ParseError
-from sudoku_cp.reduction.formula import Formula, parse_dimacs, solve_formula, to_3sat
+from sudoku_cp.reduction.construction import Reduction, reduce_formula
+from sudoku_cp.reduction.errors import MetadataError, ReductionError
+from sudoku_cp.reduction.formula import MAX_FORMULA_VARIABLES, Formula, parse_dimacs, solve_formula, to_3sat
 from sudoku_cp.reduction.random3sat import planted_3sat, random_3sat
 
 SATLIB = DATA / "satlib"
@@ -257,3 +261,54 @@ def test_random_3sat_rejects_too_few_variables() -> None:
     with pytest.raises(ValueError, match="3 distinct variables"):
         random_3sat(2, 1, seed=0)
     assert random_3sat(2, 0, seed=0) == Formula(2, ())
+
+
+# ------------------------------------------------------------------------------ hostile input (issue 11)
+
+
+def test_a_header_beyond_the_formula_cap_is_refused_before_anything_is_built() -> None:
+    # 'reduce' allocated an array per declared variable: 745 GiB for this header, and a traceback.
+    with pytest.raises(
+        ParseError, match=f"99999999999 variables is more than {MAX_FORMULA_VARIABLES}"
+    ) as caught:
+        parse_dimacs("p cnf 99999999999 1\n1 0\n")
+    assert (caught.value.line, caught.value.column) == (1, 7)
+    assert parse_dimacs(f"p cnf {MAX_FORMULA_VARIABLES} 1\n1 0\n").num_vars == MAX_FORMULA_VARIABLES
+
+
+def test_formula_errors_are_sudoku_cp_errors_with_cut_values() -> None:
+    with pytest.raises(ReductionError, match="literal an integer of 401 digits") as caught:
+        Formula(3, ((1,), (10**400,)))
+    assert isinstance(caught.value, ValueError) and len(str(caught.value)) < 100
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("[" * 3000, "nesting too deep"),
+        ('{"k": ' + "9" * 5000 + "}", "a number too long"),
+        ("{not json", "line 1, column 2: not JSON"),
+        ("[1, 2]", "must be a JSON object"),
+    ],
+)
+def test_metadata_text_that_is_not_a_json_object_is_a_metadata_error(text: str, words: str) -> None:
+    with pytest.raises(MetadataError, match=words) as caught:
+        Reduction.from_metadata_text(text)
+    assert len(str(caught.value)) < 150
+
+
+def test_metadata_values_are_checked_and_cut_in_messages() -> None:
+    reduction = reduce_formula(Formula(3, ((1, -2, 3), (-1, 2))))
+    text = reduction.metadata_json()
+    assert Reduction.from_metadata_text("\ufeff" + text).instance == reduction.instance
+    for key, value, words in (
+        ("cells", 10**50, "'cells' must lie in 0..256, not an integer of 51 digits"),
+        ("k", 10**100, "'k' must lie in 2..64, not an integer of 101 digits"),
+        ("fill", "f" * 1000, "not 'ffffff"),
+        ("version", ["v"] * 1000, "unsupported version ['v', "),
+    ):
+        data = json.loads(text)
+        data[key] = value
+        with pytest.raises(MetadataError, match=re.escape(words)) as caught:
+            Reduction.from_metadata(data)
+        assert len(str(caught.value)) < 150

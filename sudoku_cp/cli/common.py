@@ -50,6 +50,7 @@ __all__ = [
     "EXIT_OK",
     "EXIT_UNKNOWN",
     "EXIT_WRONG",
+    "MAX_ERROR_LINE",
     "PROG",
     "STATUS_EXIT",
     "CliError",
@@ -128,6 +129,8 @@ backends (--backend):
   --solver-cmd CMD any DIMACS SAT program, e.g. "cadical -q", "kissat -q", "minisat";
                    {cnf} and {out} in CMD stand for the CNF file and a result file"""
 
+#: The longest error message ``error`` writes (after 'sudoku-cp: error: ').
+MAX_ERROR_LINE = 500
 _PUZZLE_CHARS = frozenset(".0" + SYMBOLS)
 _SMALLEST_LOWERCASE_GRID = 36 * 36  # 'a' stands for 36: shorter text with lowercase is no puzzle
 
@@ -218,7 +221,7 @@ def _is_literal_puzzle(text: str) -> bool:
 def read_argument(argument: str, *, literal: bool = True) -> tuple[str, str | None]:
     """(text, name for messages) of a file, '-' (stdin) or, with ``literal``, a puzzle string (no name)."""
     if argument == "-":
-        return sys.stdin.read(), "<stdin>"
+        return read_text("-"), "<stdin>"
     if os.path.exists(argument):
         return read_text(argument), argument
     if literal and _is_literal_puzzle(argument):
@@ -402,8 +405,11 @@ def out(line: str = "") -> None:
 
 
 def error(message: str) -> None:
-    """One error line on standard error."""
-    sys.stderr.write(f"{PROG}: error: {message}\n")
+    """One error line on standard error, cut to ``MAX_ERROR_LINE`` characters (values can be megabytes)."""
+    line = " ".join(message.splitlines())
+    if len(line) > MAX_ERROR_LINE:
+        line = line[: MAX_ERROR_LINE - 3] + "..."
+    sys.stderr.write(f"{PROG}: error: {line}\n")
 
 
 def write_text(path: str | None, text: str) -> None:

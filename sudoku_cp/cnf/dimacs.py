@@ -18,10 +18,16 @@ Reading CNF (``read_dimacs``), decisions for the cases real files contain:
   true and is dropped (it still counts towards the header's clause count); an empty clause
   (a lone ``0``) is kept, so the formula is unsatisfiable;
 * variables that occur in no clause still count: ``n_vars`` is the header's number;
+* sizes are checked at the header, before any clause is read: at most ``MAX_VARIABLES``
+  variables (2**63 - 1, the writer's 64-bit literals; a caller may set a lower cap, as
+  ``reduction.formula.parse_dimacs`` does), and no more clauses than the text can hold (each
+  needs at least a ``0`` and a separator);
 * errors (``ParseError`` with line and column): no header, a malformed or repeated header, a
-  token that is not an integer, a literal beyond the declared variables, a last clause with
-  no terminating ``0`` (likely a truncated file, so it is not guessed), and a clause count
-  different from the header's.
+  header beyond those sizes, a token that is not an integer, a literal beyond the declared
+  variables, a last clause with no terminating ``0`` (likely a truncated file, so it is not
+  guessed), and a clause count different from the header's.
+
+A UTF-8 byte-order mark at the start of any text read here is ignored.
 
 Reading a solver's answer (``read_solver_answer``, ``parse_solver_output``), three forms:
 
@@ -32,7 +38,9 @@ Reading a solver's answer (``read_solver_answer``, ``parse_solver_output``), thr
 * a bare list of literals (a model without any status), read as a satisfiable answer; its
   final ``0`` may be left out.
 
-Errors are ``SolverProgramError`` naming the line, and its ``line`` attribute holds the number.
+Model literals lie within +-(2**31 - 1), the 32-bit literals of SAT solvers.  Errors are
+``SolverProgramError`` naming the line, and its ``line`` attribute holds the number; values in
+messages are cut (a model line can be megabytes).
 """
 
 from __future__ import annotations
@@ -47,9 +55,10 @@ from typing import IO, Any, Literal
 import numpy as np
 
 from ..errors import SudokuCpError
-from ..formats import ParseError
+from ..formats import ParseError, excerpt, strip_bom
 
 __all__ = [
+    "MAX_VARIABLES",
     "AnswerForm",
     "ClauseInput",
     "DimacsCnf",
@@ -74,6 +83,11 @@ AnswerForm = Literal["competition", "result", "literals"]
 _CHUNK_LITERALS = 1 << 20  # literals turned into text at a time: a few MB of text per chunk
 _TOKEN = re.compile(r"\S+")
 _INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+_COUNT = re.compile(r"[0-9]+", re.ASCII)
+#: The most variables a DIMACS text may declare: literals are 64-bit integers here.
+MAX_VARIABLES = 2**63 - 1
+_MAX_MODEL_LITERAL = 2**31 - 1  # solvers answer with 32-bit literals
+_MAX_TOKEN = 24  # characters of a literal worth converting; a longer one is out of range anyway
 _STATUS_WORDS: dict[str, bool | None] = {
     "SATISFIABLE": True,
     "UNSATISFIABLE": False,
@@ -303,8 +317,11 @@ def normalize_clause(literals: Iterable[int]) -> tuple[int, ...] | None:
     return tuple(seen)
 
 
-def _header(fields: list[re.Match[str]], line_number: int) -> tuple[int, int]:
-    """Variable and clause counts of a 'p cnf V C' line; ParseError naming the bad field."""
+def _header(fields: list[re.Match[str]], line_number: int, max_vars: int, room: int) -> tuple[int, int]:
+    """Variable and clause counts of a 'p cnf V C' line; ParseError naming the bad field.
+
+    At most ``max_vars`` variables, and at most ``room`` clauses (what the rest of the text can hold).
+    """
     texts = [field.group() for field in fields]
     if len(texts) < 2 or texts[1] != "cnf":
         column = fields[1].start() + 1 if len(fields) > 1 else fields[0].end() + 1
@@ -317,10 +334,18 @@ def _header(fields: list[re.Match[str]], line_number: int) -> tuple[int, int]:
             column,
         )
     counts = []
-    for field, what in zip(fields[2:], ("variables", "clauses"), strict=True):
-        if not field.group().isdigit():
+    for field, what, most in zip(fields[2:], ("variables", "clauses"), (max_vars, room), strict=True):
+        if not _COUNT.fullmatch(field.group()):
             raise ParseError(
-                f"header: number of {what} must be a nonnegative integer, not {_cut(field.group())}",
+                f"header: number of {what} must be a nonnegative integer, not {excerpt(field.group())}",
+                line_number,
+                field.start() + 1,
+            )
+        digits = field.group().lstrip("0")
+        if len(digits) > len(str(most)) or int(digits or "0") > most:
+            why = "the cap" if what == "variables" else "what the rest of the text can hold"
+            raise ParseError(
+                f"header: {excerpt(field.group(), quote=False)} {what} is more than {most} ({why})",
                 line_number,
                 field.start() + 1,
             )
@@ -328,15 +353,21 @@ def _header(fields: list[re.Match[str]], line_number: int) -> tuple[int, int]:
     return counts[0], counts[1]
 
 
-def read_dimacs(text: str) -> DimacsCnf:
-    """Read DIMACS CNF text (see the module docstring for every case); ParseError with line and column."""
+def read_dimacs(text: str, *, max_vars: int = MAX_VARIABLES) -> DimacsCnf:
+    """Read DIMACS CNF text (see the module docstring for every case); ParseError with line and column.
+
+    A header declaring more than ``max_vars`` variables is refused before any clause is read.
+    """
+    text = strip_bom(text)
     header: tuple[int, int] | None = None
     header_line = 0
     clauses: list[tuple[int, ...]] = []
     read = 0  # clauses read, tautologies included
     current: list[int] = []
     current_line = 0
-    for line_number, line in enumerate(text.splitlines(), start=1):
+    offset = 0  # characters before the current line
+    for line_number, line in enumerate(text.splitlines(keepends=True), start=1):
+        offset += len(line)
         fields = list(_TOKEN.finditer(line))
         if not fields:
             continue
@@ -350,7 +381,8 @@ def read_dimacs(text: str) -> DimacsCnf:
                 raise ParseError(
                     f"second header (the first is on line {header_line})", line_number, fields[0].start() + 1
                 )
-            header, header_line = _header(fields, line_number), line_number
+            room = (len(text) - offset + 1) // 2  # each clause: a '0' and a separator (not the last)
+            header, header_line = _header(fields, line_number, max_vars, room), line_number
             continue
         if header is None:
             raise ParseError("clause before the 'p cnf' header", line_number, fields[0].start() + 1)
@@ -359,9 +391,10 @@ def read_dimacs(text: str) -> DimacsCnf:
             token = field.group()
             if not _INTEGER.fullmatch(token):
                 raise ParseError(
-                    f"literal must be an integer, not {_cut(token)}", line_number, field.start() + 1
+                    f"literal must be an integer, not {excerpt(token)}", line_number, field.start() + 1
                 )
-            lit = int(token)
+            # int() of thousands of digits raises; a literal that long is out of range anyway
+            lit = int(token) if len(token) <= _MAX_TOKEN else n_vars + 1
             if lit == 0:
                 read += 1
                 clause = normalize_clause(current)
@@ -371,7 +404,7 @@ def read_dimacs(text: str) -> DimacsCnf:
                 continue
             if abs(lit) > n_vars:
                 raise ParseError(
-                    f"literal {_cut(str(lit), quote=False)} is beyond the {n_vars} variables of the header",
+                    f"literal {excerpt(token, quote=False)} is beyond the {n_vars} variables of the header",
                     line_number,
                     field.start() + 1,
                 )
@@ -399,12 +432,6 @@ class SolverAnswer:
     form: AnswerForm
 
 
-def _cut(text: str, quote: bool = True) -> str:
-    """A value for an error message: at most 40 characters (a model line can be megabytes)."""
-    shown = text if len(text) <= 40 else text[:37] + "..."
-    return repr(shown) if quote else shown
-
-
 def _read_model(lines: list[tuple[int, str]], where: str, n_vars: int | None) -> np.ndarray:
     """The model literals from (line number, literal text) pairs; checks format and range."""
     literals: list[int] = []
@@ -414,33 +441,32 @@ def _read_model(lines: list[tuple[int, str]], where: str, n_vars: int | None) ->
         for token in text.split():
             if not _INTEGER.fullmatch(token):
                 raise SolverProgramError(
-                    f"malformed model: non-integer token {_cut(token)} ({where} line {number})", number
+                    f"malformed model: non-integer token {excerpt(token)} ({where} line {number})", number
                 )
             if ended_at is not None:
-                shown = _cut(token, quote=False)
+                shown = excerpt(token, quote=False)
                 raise SolverProgramError(
                     f"malformed model: literal {shown} after the terminating 0 ({where} line {number})",
                     number,
                 )
-            value = int(token)
+            value = int(token) if len(token) <= _MAX_TOKEN else _MAX_MODEL_LITERAL + 1
             if value == 0:
                 ended_at = number
                 continue
-            if n_vars is not None and abs(value) > n_vars:
-                shown = _cut(token, quote=False)
-                raise SolverProgramError(
-                    f"model literal {shown} is out of range for {n_vars} variables ({where} line {number})",
-                    number,
+            if abs(value) > _MAX_MODEL_LITERAL or (n_vars is not None and abs(value) > n_vars):
+                shown = excerpt(token, quote=False)
+                what = (
+                    "too large for a 32-bit literal"
+                    if abs(value) > _MAX_MODEL_LITERAL
+                    else f"out of range for {n_vars} variables"
                 )
+                raise SolverProgramError(f"model literal {shown} is {what} ({where} line {number})", number)
             literals.append(value)
             line_of.append(number)
     if ended_at is None:
         last = lines[-1][0] if lines else 0
         raise SolverProgramError(f"malformed model: no terminating 0 ({where} line {last})", last or None)
-    try:
-        model = np.array(literals, dtype=np.int64)
-    except OverflowError:
-        raise SolverProgramError(f"model literal too large for int32 ({where})") from None
+    model = np.array(literals, dtype=np.int64)  # every literal within +-_MAX_MODEL_LITERAL
     positive = np.unique(model[model > 0])
     negative = np.unique(-model[model < 0])
     both = np.intersect1d(positive, negative)
@@ -451,8 +477,6 @@ def _read_model(lines: list[tuple[int, str]], where: str, n_vars: int | None) ->
             f"model assigns variable {variable} both true and false ({where} line {line_of[index]})",
             line_of[index],
         )
-    if np.abs(model).max(initial=0) > np.iinfo(np.int32).max:
-        raise SolverProgramError(f"model literal too large for int32 ({where})")
     return model.astype(np.int32)
 
 
@@ -468,7 +492,7 @@ def _parse_competition(text: str, n_vars: int | None) -> tuple[bool, bool | None
             word = rest.strip().upper()
             if word not in _STATUS_WORDS:
                 raise SolverProgramError(
-                    f"unrecognized status line {_cut(line)} (solver output line {number})", number
+                    f"unrecognized status line {excerpt(line)} (solver output line {number})", number
                 )
             if status_line is not None and status_line[1] != word:
                 raise SolverProgramError(
@@ -510,7 +534,8 @@ def _parse_result_file(text: str, n_vars: int | None) -> tuple[bool | None, np.n
     word = first.upper()
     if word not in _RESULT_WORDS:
         raise SolverProgramError(
-            f"unrecognized result file status {_cut(first)} (result file line {first_number})", first_number
+            f"unrecognized result file status {excerpt(first)} (result file line {first_number})",
+            first_number,
         )
     status = _RESULT_WORDS[word]
     rest = numbered[1:]
@@ -542,7 +567,8 @@ def parse_solver_output(
     most ``n_vars``.  Raises SolverProgramError (naming the line) for unreadable or contradictory
     output, or when there is neither an 's' line nor a result file.
     """
-    has_status, status, model = _parse_competition(text, n_vars)
+    has_status, status, model = _parse_competition(strip_bom(text), n_vars)
+    result_file_text = None if result_file_text is None else strip_bom(result_file_text)
     if result_file_text is not None and result_file_text.strip():
         file_status, file_model = _parse_result_file(result_file_text, n_vars)
         if has_status and status != file_status:
@@ -569,7 +595,7 @@ def solver_answer_form(text: str, *, literals: bool = True) -> AnswerForm | None
     list.  Without ``literals`` such a text is not taken for an answer (a caller that also reads
     other files of numbers, such as placements, asks so).
     """
-    content = _content_lines(text)
+    content = _content_lines(strip_bom(text))
     if not content:
         return None
     first = content[0][1].split()[0]
@@ -589,6 +615,7 @@ def read_solver_answer(text: str, n_vars: int | None = None, *, literals: bool =
     refuses bare literal lists.  Raises SolverProgramError naming the line (and holding it in
     ``line``) for empty, unrecognized, unreadable or contradictory text.
     """
+    text = strip_bom(text)
     content = _content_lines(text)
     if not content:
         raise SolverProgramError("empty solver output: no 's' line, result or literals")
@@ -610,7 +637,7 @@ def read_solver_answer(text: str, n_vars: int | None = None, *, literals: bool =
         expected = "SAT competition 's'/'v' lines, a minisat result file (SAT, then literals ending in 0)"
         expected += " or a list of literals" if literals else ""
         raise SolverProgramError(
-            f"line {number}: unrecognized solver output {line[:40]!r}: expected {expected}", number
+            f"line {number}: unrecognized solver output {excerpt(line)}: expected {expected}", number
         )
     return SolverAnswer(satisfiable, model, form)
 

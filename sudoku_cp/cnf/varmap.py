@@ -82,7 +82,10 @@ class GridVarMap:
     def decode(self, model: np.ndarray | list[int]) -> np.ndarray:
         """The (n, n) grid a model describes: true candidate variables plus the fixed digits."""
         g = self.geometry
-        lits = np.asarray(model, dtype=np.int64)
+        try:
+            lits = np.asarray(model, dtype=np.int64).reshape(-1)
+        except (OverflowError, ValueError, TypeError):
+            raise DecodeError("the model holds a literal that is not a 64-bit integer") from None
         true_vars = lits[(lits > 0) & (lits <= self.n_grid_vars)]
         cells = self.cell_of_var[true_vars]
         values = self.fixed.astype(np.int16).copy()
@@ -91,7 +94,10 @@ class GridVarMap:
         if doubled.size:
             cell = int(doubled[0])
             digits = sorted(int(self.digit_of_var[v]) + 1 for v in true_vars[cells == cell])
-            raise DecodeError(f"the model puts several digits {digits} in {g.cell_name(cell)}")
+            shown = ", ".join(map(str, digits[:8])) + (
+                f", ... ({len(digits)} digits)" if len(digits) > 8 else ""
+            )
+            raise DecodeError(f"the model puts several digits ({shown}) in {g.cell_name(cell)}")
         clash = np.flatnonzero((counts > 0) & (values != 0))
         if clash.size:
             raise DecodeError(f"the model sets {g.cell_name(int(clash[0]))}, which was already fixed")

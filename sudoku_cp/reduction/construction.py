@@ -10,7 +10,6 @@ each resulting 4-clause (a b c z) is split into (a b y) (-y c z) with a fresh y
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +18,7 @@ from ..nishio.instance import NishioInstance
 from .errors import MetadataError, ReductionError
 from .formula import Formula, to_3sat
 from .gadgets import FILLS, Layout
-from .metadata import ReductionParts, metadata_text, read_metadata, to_metadata
+from .metadata import ReductionParts, metadata_object, metadata_text, read_metadata, to_metadata
 from .packing import build_layout
 
 __all__ = ["Reduction", "reduce_formula", "with_witness_variable"]
@@ -113,14 +112,7 @@ class Reduction:
     @classmethod
     def from_metadata_text(cls, text: str) -> Reduction:
         """The reduction a metadata JSON text describes; ``MetadataError`` says where it is wrong."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as problem:
-            where = f"line {problem.lineno}, column {problem.colno}"
-            raise MetadataError(where, f"not JSON: {problem.msg}") from None
-        if not isinstance(data, dict):
-            raise MetadataError("metadata", "must be a JSON object")
-        return cls.from_metadata(data)
+        return cls.from_metadata(metadata_object(text))
 
 
 def _assemble(

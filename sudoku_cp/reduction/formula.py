@@ -7,6 +7,8 @@ is a sequence of booleans with ``assignment[v - 1]`` the value of variable v.
 DIMACS text is read by ``parse_dimacs`` and written by ``Formula.to_dimacs``, both through
 ``sudoku_cp.cnf.dimacs`` (its docstring lists every case the reader accepts and every error it
 names): a repeated literal is kept once, a tautology is dropped, an empty clause is kept.
+A formula read may declare at most ``MAX_FORMULA_VARIABLES`` (10**7) variables, far beyond
+any reduction: a larger header is refused before anything is built for it.
 
 3-SAT splitting (``to_3sat``): a clause (l1 l2 ... lm) with m > 3 becomes the chain
 (l1 l2 y1) (-y1 l3 y2) ... (-y(m-3) l(m-1) lm) of m - 2 clauses over m - 3 fresh variables,
@@ -29,12 +31,15 @@ import numpy as np
 
 from ..cnf.dimacs import dimacs_text, normalize_clause, read_dimacs
 from ..errors import SudokuCpError
+from ..formats import excerpt
 from ..limits import Deadline, solve_limited
+from .errors import ReductionError
 
 if TYPE_CHECKING:
     from pysat.formula import CNF
 
 __all__ = [
+    "MAX_FORMULA_VARIABLES",
     "Formula",
     "FormulaCheckError",
     "normalize_clause",
@@ -42,6 +47,11 @@ __all__ = [
     "solve_formula",
     "to_3sat",
 ]
+
+
+#: The most variables a formula may declare: far beyond any reduction (``packing.MAX_BOX_SIDE``),
+#: small enough that an array per variable stays tens of megabytes.
+MAX_FORMULA_VARIABLES = 10_000_000
 
 
 class FormulaCheckError(SudokuCpError, RuntimeError):
@@ -59,7 +69,7 @@ class Formula:
         clauses = tuple(tuple(map(int, clause)) for clause in self.clauses)
         object.__setattr__(self, "clauses", clauses)
         if self.num_vars < 0:
-            raise ValueError(f"num_vars must be at least 0, not {self.num_vars}")
+            raise ReductionError(f"num_vars must be at least 0, not {excerpt(self.num_vars)}")
         try:
             flat = np.fromiter(itertools.chain.from_iterable(clauses), dtype=np.int64)
             bad = bool(((flat == 0) | (np.abs(flat) > self.num_vars)).any())
@@ -69,8 +79,8 @@ class Formula:
             for index, clause in enumerate(clauses, start=1):
                 for lit in clause:
                     if lit == 0 or abs(lit) > self.num_vars:
-                        raise ValueError(
-                            f"clause {index}: literal {lit} is not in 1..{self.num_vars} or negated"
+                        raise ReductionError(
+                            f"clause {index}: literal {excerpt(lit)} is not in 1..{self.num_vars} or negated"
                         )
 
     @property
@@ -127,8 +137,9 @@ class Formula:
 
 
 def parse_dimacs(text: str) -> Formula:
-    """Read DIMACS CNF text (see ``sudoku_cp.cnf.dimacs.read_dimacs``); ParseError with line and column."""
-    cnf = read_dimacs(text)
+    """Read DIMACS CNF text (see ``sudoku_cp.cnf.dimacs.read_dimacs``), at most
+    ``MAX_FORMULA_VARIABLES`` variables; ParseError with line and column."""
+    cnf = read_dimacs(text, max_vars=MAX_FORMULA_VARIABLES)
     return Formula(cnf.n_vars, cnf.clauses)
 
 

@@ -1,8 +1,9 @@
 """Reduction metadata: the JSON object that records a reduction well enough to decode without rebuilding.
 
 ``to_metadata`` writes it (1-based rows, columns and cells; the encoded formula; every gadget),
-``metadata_text`` lays it out one gadget per line, and ``read_metadata`` reads it back, checked:
-the first problem raises ``MetadataError`` naming where it is ("metadata clause gadget 2: ...").
+``metadata_text`` lays it out one gadget per line, ``metadata_object`` reads the JSON text (a
+byte-order mark is ignored), and ``read_metadata`` reads the object back, checked: the first
+problem raises ``MetadataError`` naming where it is ("metadata clause gadget 2: ..."), values cut.
 ``Reduction.metadata()`` and ``Reduction.from_metadata()`` are the usual entry points.
 """
 
@@ -13,8 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from ..formats import excerpt, strip_bom
 from .errors import MetadataError
-from .formula import Formula
+from .formula import MAX_FORMULA_VARIABLES, Formula
 from .gadgets import FILLS, ClauseGadget, EqualityGadget, Layout, VariableGadget, layout_problems
 from .packing import MAX_BOX_SIDE
 
@@ -22,6 +24,7 @@ __all__ = [
     "METADATA_FORMAT",
     "METADATA_VERSION",
     "ReductionParts",
+    "metadata_object",
     "metadata_text",
     "read_metadata",
     "to_metadata",
@@ -31,7 +34,6 @@ METADATA_FORMAT = "sudoku-cp reduction"
 METADATA_VERSION = 1
 
 _T = TypeVar("_T")
-_MAX_VARIABLES = 10_000_000  # far beyond any grid of MAX_BOX_SIDE: refuse before allocating
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +121,22 @@ def metadata_text(data: dict[str, Any]) -> str:
 # ---------------------------------------------------------------- reading, checked
 
 
+def metadata_object(text: str) -> dict[str, Any]:
+    """The JSON object of a metadata text; ``MetadataError`` for anything else."""
+    try:
+        data = json.loads(strip_bom(text))
+    except json.JSONDecodeError as problem:
+        where = f"line {problem.lineno}, column {problem.colno}"
+        raise MetadataError(where, f"not JSON: {problem.msg}") from None
+    except (ValueError, RecursionError):  # an integer of thousands of digits, or nesting too deep
+        raise MetadataError(
+            "metadata", "not JSON that can be read: a number too long or nesting too deep"
+        ) from None
+    if not isinstance(data, dict):
+        raise MetadataError("metadata", "must be a JSON object")
+    return data
+
+
 def _need(data: Any, key: str, kind: type | tuple[type, ...], where: str = "metadata") -> Any:
     """``data[key]``, which must exist and have the type ``kind`` (a bool is no int here)."""
     if not isinstance(data, dict):
@@ -165,8 +183,11 @@ def _two(entry: Any, key: str, where: str) -> tuple[int, int]:
 def _formula(data: dict[str, Any]) -> Formula:
     raw = _need(data, "formula", dict)
     num_vars = _need(raw, "num_vars", int, "metadata formula")
-    if num_vars > _MAX_VARIABLES:
-        raise MetadataError("metadata formula", f"{num_vars} variables is beyond any grid sudoku_cp builds")
+    if num_vars > MAX_FORMULA_VARIABLES:
+        raise MetadataError(
+            "metadata formula",
+            f"{excerpt(num_vars)} variables is more than {MAX_FORMULA_VARIABLES}, beyond any reduction",
+        )
     clauses = _need(raw, "clauses", list, "metadata formula")
     try:
         return Formula(
@@ -194,7 +215,7 @@ def _variable_gadget(entry: Any, where: str, k: int) -> VariableGadget:
 def _clause_gadget(entry: Any, where: str, k: int, formula: Formula) -> ClauseGadget:
     index = _need(entry, "clause", int, where) - 1
     if not 0 <= index < len(formula.clauses):
-        raise MetadataError(where, f"clause {index + 1} is not in the formula")
+        raise MetadataError(where, f"clause {excerpt(index + 1)} is not in the formula")
     truth = _need(entry, "truth_row", int, where) - 1
     return ClauseGadget(
         index,
@@ -223,14 +244,14 @@ def read_metadata(data: object) -> ReductionParts:
         raise MetadataError("metadata", f"'format' must be {METADATA_FORMAT!r}")
     if data.get("version") != METADATA_VERSION:
         raise MetadataError(
-            "metadata", f"unsupported version {data.get('version')!r} (expected {METADATA_VERSION})"
+            "metadata", f"unsupported version {excerpt(data.get('version'))} (expected {METADATA_VERSION})"
         )
     k = _need(data, "k", int)
     if not 2 <= k <= MAX_BOX_SIDE:
-        raise MetadataError("metadata", f"'k' must lie in 2..{MAX_BOX_SIDE}, not {k}")
+        raise MetadataError("metadata", f"'k' must lie in 2..{MAX_BOX_SIDE}, not {excerpt(k)}")
     fill = _need(data, "fill", str)
     if fill not in FILLS:
-        raise MetadataError("metadata", f"'fill' must be one of {', '.join(FILLS)}, not {fill!r}")
+        raise MetadataError("metadata", f"'fill' must be one of {', '.join(FILLS)}, not {excerpt(fill)}")
     nonempty = _need(data, "nonempty", bool)
     source_vars = _need(data, "source_vars", int)
     formula = _formula(data)
@@ -252,4 +273,6 @@ def read_metadata(data: object) -> ReductionParts:
     cells = data.get("cells")
     if cells is not None and (not isinstance(cells, int) or isinstance(cells, bool)):
         raise MetadataError("metadata", f"'cells' has the wrong type ({type(cells).__name__})")
+    if cells is not None and not 0 <= cells <= layout.n**2:
+        raise MetadataError("metadata", f"'cells' must lie in 0..{layout.n**2}, not {excerpt(cells)}")
     return ReductionParts(formula, layout, fill, nonempty, source_vars, z, cells)

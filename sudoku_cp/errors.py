@@ -8,8 +8,26 @@ error: engines return an outcome whose status is ``unknown`` with a reason (``su
 
 from __future__ import annotations
 
-__all__ = ["SudokuCpError"]
+__all__ = ["SudokuCpError", "excerpt"]
 
 
 class SudokuCpError(Exception):
     """Something sudoku_cp was asked to do cannot be done: bad input, a failing solver, a wrong answer."""
+
+
+def excerpt(value: object, limit: int = 40, *, quote: bool = True) -> str:
+    """A value as an error message shows it, at most ``limit`` characters: text in quotes (bare
+    without ``quote``), anything else as its repr.  A model line or a JSON value can be megabytes."""
+    if isinstance(value, str):
+        shown = value if len(value) <= limit else value[: max(limit - 3, 1)] + "..."
+        return repr(shown) if quote else shown
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value.bit_length() > 13_000:  # str() of more than 4300 digits raises
+            return "an integer of thousands of digits"
+        digits = str(value)
+        return digits if len(digits) <= limit else f"an integer of {len(digits.lstrip('-'))} digits"
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):  # nested too deep, or holding an integer of thousands of digits
+        return "a value too long to show"
+    return text if len(text) <= limit else text[: max(limit - 3, 1)] + "..."

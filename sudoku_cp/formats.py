@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .errors import SudokuCpError
+from .errors import SudokuCpError, excerpt
 from .geometry import Geometry, GeometryError, geometry_for_size
 from .grid import Grid
 
@@ -44,7 +44,6 @@ __all__ = [
     "GridFormat",
     "ParseError",
     "PuzzleItem",
-    "excerpt",
     "format_ints",
     "format_line",
     "format_pretty",
@@ -66,24 +65,6 @@ _MAX_DIGITS = 9  # longer integers are out of every range; int() of thousands of
 _BOM = "\ufeff"
 #: The longest error message a parser writes (values in it are cut first, see ``excerpt``).
 MAX_MESSAGE = 280
-
-
-def excerpt(value: object, limit: int = 40, *, quote: bool = True) -> str:
-    """A value as an error message shows it, at most ``limit`` characters: text in quotes (bare
-    without ``quote``), anything else as its repr.  A model line or a JSON value can be megabytes."""
-    if isinstance(value, str):
-        shown = value if len(value) <= limit else value[: max(limit - 3, 1)] + "..."
-        return repr(shown) if quote else shown
-    if isinstance(value, int) and not isinstance(value, bool):
-        if value.bit_length() > 13_000:  # str() of more than 4300 digits raises
-            return "an integer of thousands of digits"
-        digits = str(value)
-        return digits if len(digits) <= limit else f"an integer of {len(digits.lstrip('-'))} digits"
-    try:
-        text = repr(value)
-    except (RecursionError, ValueError):  # nested too deep, or holding an integer of thousands of digits
-        return "a value too long to show"
-    return text if len(text) <= limit else text[: max(limit - 3, 1)] + "..."
 
 
 def strip_bom(text: str) -> str:

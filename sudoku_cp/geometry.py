@@ -20,7 +20,7 @@ from functools import cache
 
 import numpy as np
 
-from .errors import SudokuCpError
+from .errors import SudokuCpError, excerpt
 
 __all__ = ["MAX_SIDE", "Geometry", "GeometryError", "geometry_for_size", "parse_box"]
 
@@ -149,7 +149,7 @@ def geometry_for_size(n: int, box: tuple[int, int] | None = None) -> Geometry:
 
 def parse_box(text: str) -> tuple[int, int]:
     """Parse a box shape 'PxQ' (P rows by Q columns), with P*Q at most ``MAX_SIDE``."""
-    shown = repr(text if len(text) <= 20 else text[:17] + "...")  # the text can be any length
+    shown = excerpt(text, 20)  # the text can be any length
     parts = text.lower().split("x")
     if len(parts) != 2 or not all(_DIGITS.fullmatch(part.strip()) for part in parts):
         raise GeometryError(f"box shape {shown} is not of the form PxQ, e.g. 2x3")

@@ -54,8 +54,8 @@ from typing import IO, Any, Literal
 
 import numpy as np
 
-from ..errors import SudokuCpError
-from ..formats import ParseError, excerpt, strip_bom
+from ..errors import SudokuCpError, excerpt
+from ..formats import ParseError, strip_bom
 
 __all__ = [
     "MAX_VARIABLES",

@@ -19,7 +19,8 @@ import re
 
 import numpy as np
 
-from ..formats import ParseError, excerpt, json_dumps, strip_bom
+from ..errors import excerpt
+from ..formats import ParseError, json_dumps, strip_bom
 from ..geometry import MAX_SIDE, Geometry, GeometryError, geometry_for_size, parse_box
 from .instance import NishioInstance
 

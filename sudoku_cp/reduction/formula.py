@@ -30,8 +30,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..cnf.dimacs import dimacs_text, normalize_clause, read_dimacs
-from ..errors import SudokuCpError
-from ..formats import excerpt
+from ..errors import SudokuCpError, excerpt
 from ..limits import Deadline, solve_limited
 from .errors import ReductionError
 

@@ -14,7 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ..formats import excerpt, strip_bom
+from ..errors import excerpt
+from ..formats import strip_bom
 from .errors import MetadataError
 from .formula import MAX_FORMULA_VARIABLES, Formula
 from .gadgets import FILLS, ClauseGadget, EqualityGadget, Layout, VariableGadget, layout_problems

@@ -98,8 +98,10 @@ exit codes:
   0  every puzzle solved (or counted, encoded, decoded)
   1  some puzzle has no solution, or more than one under --unique
      (count: the puzzle has no solution)
-  2  usage error or bad input: unreadable file, invalid puzzle, malformed solver output
-  3  unknown: a time limit was reached or a solver program failed
+  2  usage error or bad input: unreadable file, invalid puzzle, malformed solver output, a bad
+     option value, a solver command that cannot run, a model too big for memory, count with an
+     incomplete backend (one line naming the problem and its place)
+  3  unknown: a time limit was reached (the phase is named) or a solver program failed
      (nishio --method all: two methods disagree)
   4  verify: some solver's answer is wrong (see 'sudoku-cp verify --help')
   130 interrupted (Ctrl-C); what was written so far stays intact

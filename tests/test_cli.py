@@ -515,9 +515,21 @@ def test_decode_unsat_and_unknown(
 ) -> None:
     answer = tmp_path / "answer.txt"
     answer.write_text(text)
-    got, out, _ = run(capsys, "decode", PUZZLE, str(answer))
+    got, out, _ = run(capsys, "decode", UNSOLVABLE, str(answer))
     assert got == code
-    assert out.strip() == ("unsat" if code == 1 else "unknown")
+    assert out.strip() == ("unsat (confirmed by python-sat)" if code == 1 else "unknown")
+
+
+@pytest.mark.parametrize("text", ["s UNSATISFIABLE\n", "UNSAT\n"])
+def test_decode_refuses_a_false_unsat_claim(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str
+) -> None:
+    """An UNSAT answer is a claim: for a solvable puzzle it is an error, never 'unsat' (defect 8)."""
+    answer = tmp_path / "answer.txt"
+    answer.write_text(text)
+    got, out, err = run(capsys, "decode", PUZZLE, str(answer))
+    assert got == 2 and out == ""
+    assert "claims UNSAT, but the puzzle has a solution" in assert_one_line_error(err)
 
 
 def test_no_arguments_solves_the_example(capsys: pytest.CaptureFixture[str]) -> None:

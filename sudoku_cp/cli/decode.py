@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..formats import format_line, json_dumps
+from ..grid import Grid
 from . import common
 from .common import EXIT_NO_SOLUTION, EXIT_OK, EXIT_UNKNOWN, CliError
 
@@ -16,7 +17,8 @@ same --encoding), turn the model back into a grid, check it against the puzzle a
 Auxiliary variables of an at-most-one encoding are ignored; with --amo, every literal must be
 a variable of that CNF.  OUTPUT is a file or '-': SAT competition output ('s SATISFIABLE' and 'v' lines),
 a minisat result file ('SAT' then the literals ending in 0) or a bare list of literals.
-An UNSAT answer prints 'unsat' (exit 1), an unknown one 'unknown' (exit 3).
+An UNSAT answer is confirmed by python-sat, then prints 'unsat' (exit 1); a wrong UNSAT claim is an
+error (exit 2); an unknown answer prints 'unknown' (exit 3).
 
 examples:
   sudoku-cp encode --to cnf puzzle.txt -o puzzle.cnf
@@ -60,10 +62,11 @@ def run(args: argparse.Namespace) -> int:
         hint = " (was the CNF written with another --encoding or --amo?)" if mismatch else ""
         raise CliError(common.where(name, f"{problem}{hint}")) from None
     satisfiable, model = answer.satisfiable, answer.literals
+    if satisfiable is False:
+        return _confirmed_unsat(puzzle, name, args)
     if satisfiable is None or model is None:
-        verdict, code = ("unknown", EXIT_UNKNOWN) if satisfiable is None else ("unsat", EXIT_NO_SOLUTION)
-        common.out(json_dumps({"status": verdict}) if args.output == "json" else verdict)
-        return code
+        common.out(json_dumps({"status": "unknown"}) if args.output == "json" else "unknown")
+        return EXIT_UNKNOWN
     try:
         values = cnf.varmap.decode(model)
         solution = check_solution(puzzle, puzzle.with_values(values))
@@ -82,3 +85,25 @@ def run(args: argparse.Namespace) -> int:
         common.out(common.grid_output(solution, args.output))
         common.out(f"solved (decoded with the {cnf.encoding.value} encoding, checked against the puzzle)")
     return EXIT_OK
+
+
+def _confirmed_unsat(puzzle: Grid, name: str | None, args: argparse.Namespace) -> int:
+    """An UNSAT answer is a claim: python-sat confirms it before 'unsat' is printed."""
+    from ..api import solve
+    from ..outcome import Status
+
+    check = solve(puzzle, "pysat")
+    if check.status is Status.SOLVED:
+        raise CliError(
+            common.where(
+                name, "the answer claims UNSAT, but the puzzle has a solution (python-sat found one)"
+            )
+        )
+    if check.status is not Status.UNSAT:
+        common.out(json_dumps({"status": "unknown"}) if args.output == "json" else "unknown")
+        return EXIT_UNKNOWN
+    if args.output == "json":
+        common.out(json_dumps({"status": "unsat", "confirmed_by": "pysat"}))
+    else:
+        common.out("unsat (confirmed by python-sat)")
+    return EXIT_NO_SOLUTION

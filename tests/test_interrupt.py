@@ -21,7 +21,7 @@ EMPTY_9X9 = "." * 81  # 6.67e21 solutions: counting never ends by itself
 DATA = Path(__file__).parent / "data"
 
 
-def _interrupt(argv: list[str], *, twice: bool = False, wait: float = 2.0) -> tuple[int, str, str, float]:
+def _interrupt(argv: list[str], *, twice: bool = False, wait: float = 3.0) -> tuple[int, str, str, float]:
     """Start ``sudoku-cp ARGV`` in its own process group, send SIGINT to the group as a terminal's Ctrl-C
     does (workers included), and return the exit code, stdout, stderr and seconds from signal to exit."""
     process = subprocess.Popen(
@@ -130,8 +130,12 @@ def test_lines_written_before_sigint_stay_whole(long_batch: Path) -> None:
     assert process.stdout is not None
     first = process.stdout.readline()  # blocks until the first block of results reaches the pipe
     os.killpg(process.pid, signal.SIGINT)
-    rest, err = process.communicate(timeout=20)
-    assert process.returncode == 130, err
+    # Wait, then read through the same text stream: communicate() would read the pipe underneath the
+    # stream's buffer and drop what readline had already buffered.
+    assert process.wait(timeout=20) == 130
+    rest = process.stdout.read()
+    err = process.stderr.read() if process.stderr is not None else ""
+    assert first.endswith("\n"), (first, err[-2000:])
     lines = [first, *rest.splitlines()]
     for line in lines:  # every line written is a whole JSON object
         assert json.loads(line)["status"] == "solved"
@@ -145,3 +149,30 @@ def test_ctrl_c_still_interrupts_python_after_a_cpsat_solve() -> None:
     with pytest.raises(KeyboardInterrupt):
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(2)
+
+
+@pytest.mark.parametrize("wait", [0.3, 0.6, 0.9])
+def test_sigint_during_start_up_and_imports_is_still_interrupted(wait: float) -> None:
+    """Ctrl-C while OR-tools loads used to surface as 'ImportError: initialization failed', exit 1."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "sudoku_cp",
+            "count",
+            "--backend",
+            "cpsat",
+            "--limit",
+            "1000000000",
+            EMPTY_9X9,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    time.sleep(wait)
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=20)
+    assert process.returncode == 130, err[-2000:]
+    assert err.strip().endswith("interrupted") and "Traceback" not in err, err[-2000:]

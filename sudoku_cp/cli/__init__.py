@@ -79,6 +79,8 @@ def _quiet_broken_pipe() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``sudoku-cp`` with ``argv`` (default: the process arguments) and return the exit code."""
     arguments = list(sys.argv[1:] if argv is None else argv)
+    if argv is None:
+        signal.signal(signal.SIGINT, common.Sigint.handle)
     try:
         if not arguments:
             return example.run()
@@ -95,20 +97,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.run(args)
         sys.stdout.flush()
         return code
-    except CliError as problem:
-        common.error(problem.message)
-        return problem.code
-    except (SudokuCpError, ValueError) as problem:
-        common.error(str(problem))
-        return EXIT_BAD_INPUT
-    except BrokenPipeError:  # the reader went away: nothing to report
-        _quiet_broken_pipe()
-        return 128 + 13  # as a shell reports SIGPIPE
-    except OSError as problem:
-        common.error(_os_message(problem))
-        return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        if argv is None:  # the process itself: a second Ctrl-C must not break the orderly exit
+    except BaseException as problem:
+        return _exit_code(problem, entry=argv is None)
+
+
+def _exit_code(problem: BaseException, *, entry: bool) -> int:
+    """The one line and exit code for what stopped a command; anything else is a bug and goes on up."""
+    if isinstance(problem, KeyboardInterrupt) or (common.Sigint.received and isinstance(problem, Exception)):
+        if entry:  # the process itself: a second Ctrl-C must not break the orderly exit
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         common.error("interrupted")
         return 130
+    if isinstance(problem, CliError):
+        common.error(problem.message)
+        return problem.code
+    if isinstance(problem, (SudokuCpError, ValueError)):
+        common.error(str(problem))
+        return EXIT_BAD_INPUT
+    if isinstance(problem, BrokenPipeError):  # the reader went away: nothing to report
+        _quiet_broken_pipe()
+        return 128 + 13  # as a shell reports SIGPIPE
+    if isinstance(problem, OSError):
+        common.error(_os_message(problem))
+        return EXIT_BAD_INPUT
+    raise problem

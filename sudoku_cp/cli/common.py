@@ -70,6 +70,7 @@ __all__ = [
     "progress",
     "read_argument",
     "seconds",
+    "Sigint",
     "short_error",
     "where",
     "worst_exit",
@@ -460,8 +461,28 @@ def progress(
         bar.close()
 
 
+class Sigint:
+    """Ctrl-C seen by ``sudoku-cp``'s handler.  A C extension may swallow the KeyboardInterrupt the
+    handler raises (while OR-tools builds a model, say), so batch loops also check the flag."""
+
+    received = False
+
+    @classmethod
+    def handle(cls, signum: int, frame: object) -> None:
+        """The SIGINT handler: remember, then interrupt."""
+        cls.received = True
+        raise KeyboardInterrupt
+
+    @classmethod
+    def check(cls) -> None:
+        """Raise KeyboardInterrupt if Ctrl-C came and its exception was lost on the way."""
+        if cls.received:
+            raise KeyboardInterrupt
+
+
 def print_line(bar: Any, line: str) -> None:
     """A line on standard output that does not collide with a progress bar on the same terminal."""
+    Sigint.check()
     if bar is not None and sys.stdout.isatty():
         bar.write(line, file=sys.stdout)
     else:

@@ -1,33 +1,71 @@
-"""Time limits: one ``Deadline`` type, and one way to run a SAT solve that honours it.
+"""Limits: one ``Deadline`` type, one way to run a SAT solve that honours it, and the memory budget.
 
 Public functions take ``time_limit`` in seconds (``None``: no limit); inside, the limit becomes a
 ``Deadline`` once, when the work starts, and is passed down as that object, so every phase spends
-from the same budget.
+from the same budget.  A phase before the search (parsing, propagation, encoding) calls
+``deadline.check(phase)``, which raises ``TimeLimitReached`` once the budget is spent; the engine
+catches it and answers unknown with the phase in its reason ("time limit reached during
+propagation").  The search itself stops with the plain reason ``outcome.REASON_TIME_LIMIT``.
+
+Memory: a model is estimated before it is built, and one that cannot fit (``memory_budget``) is
+refused with ``ModelTooLarge`` naming the estimate, instead of a MemoryError half-way.
 """
 
 from __future__ import annotations
 
 import math
+import os
 import threading
 import time
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["Deadline", "solve_limited"]
+from .errors import SudokuCpError
+from .outcome import REASON_TIME_LIMIT
+
+__all__ = [
+    "Deadline",
+    "ModelTooLarge",
+    "TimeLimitReached",
+    "check_memory",
+    "format_bytes",
+    "memory_budget",
+    "process_started",
+    "solve_limited",
+]
+
+
+class TimeLimitReached(SudokuCpError):
+    """The deadline passed during a phase before or around the search: an unknown answer, not a failure.
+
+    Engines catch it and answer unknown with its message as the reason.
+    """
+
+    def __init__(self, phase: str) -> None:
+        super().__init__(f"{REASON_TIME_LIMIT} during {phase}")
+        self.phase = phase
+
+
+class ModelTooLarge(SudokuCpError):
+    """A model (CNF, exact cover, CP-SAT) too large for memory, refused on an estimate before it is built."""
 
 
 class Deadline:
-    """A wall-clock budget that starts when the object is made; ``seconds=None`` means no limit."""
+    """A wall-clock budget that starts when the object is made; ``seconds=None`` means no limit.
+
+    ``began`` (a ``time.monotonic()`` reading) starts it earlier, e.g. at ``process_started()``, so a
+    command's budget covers its own start-up.
+    """
 
     __slots__ = ("began", "end", "seconds")
 
-    def __init__(self, seconds: float | None = None) -> None:
+    def __init__(self, seconds: float | None = None, *, began: float | None = None) -> None:
         if seconds is not None and (math.isnan(seconds) or seconds < 0):
             raise ValueError(f"a time limit must be a number of seconds >= 0, not {seconds}")
         if seconds is not None and math.isinf(seconds):
             seconds = None  # 'inf' is no limit
         self.seconds = seconds
-        self.began = time.monotonic()
+        self.began = time.monotonic() if began is None else min(began, time.monotonic())
         self.end = None if seconds is None else self.began + seconds
 
     def remaining(self) -> float | None:
@@ -42,8 +80,87 @@ class Deadline:
         """Seconds since the deadline was made."""
         return time.monotonic() - self.began
 
+    def check(self, phase: str) -> None:
+        """Raise ``TimeLimitReached(phase)`` once the budget is spent."""
+        if self.end is not None and time.monotonic() >= self.end:
+            raise TimeLimitReached(phase)
+
     def __repr__(self) -> str:
         return f"Deadline({self.seconds})"
+
+
+def process_started() -> float:
+    """The ``time.monotonic()`` reading at which this process started (Linux), else the current one."""
+    now = time.monotonic()
+    try:
+        with open("/proc/self/stat", encoding="ascii") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+        ticks = int(fields[19])  # field 22, 'starttime': clock ticks from boot to the process start
+        age = time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return now
+    return now - min(max(age, 0.0), now)
+
+
+def _meminfo_available() -> int | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as info:
+            for line in info:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+_ALWAYS_FITS = 64 << 20
+
+
+def memory_budget() -> int:
+    """Bytes a model may take: three quarters of the memory available now (Linux ``MemAvailable``,
+    else the physical memory), less under a lower address-space limit (``ulimit -v``)."""
+    available = _meminfo_available()
+    if available is None:
+        try:
+            available = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (OSError, ValueError, AttributeError):
+            available = 8 << 30
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY:
+            available = min(available, soft)
+    except (ImportError, OSError, ValueError):
+        pass
+    return available * 3 // 4
+
+
+def format_bytes(count: float) -> str:
+    """A byte count for people: '512 B', '3.2 MiB', '95.0 GiB'."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if count < 1024 or unit == "TiB":
+            return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
+        count /= 1024
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def check_memory(what: str, estimate: int, alternative: str = "") -> None:
+    """Raise ``ModelTooLarge`` when ``what`` (e.g. 'building the exact cover model') would need
+    ``estimate`` bytes, more than ``memory_budget()``.
+
+    The message, one line, gives the estimate, the budget and ``alternative`` (what to try instead).
+    Estimates under ``_ALWAYS_FITS`` pass without asking the system (this runs on every batch).
+    """
+    if estimate <= _ALWAYS_FITS:
+        return
+    budget = memory_budget()
+    if estimate > budget:
+        hint = f"; {alternative}" if alternative else ""
+        raise ModelTooLarge(
+            f"{what} would need about {format_bytes(estimate)} of memory, "
+            f"more than the {format_bytes(budget)} available{hint}"
+        )
 
 
 def _interruptible(solver: Any) -> bool:
@@ -76,6 +193,8 @@ def _solve_limited(solver: Any, assumptions: Sequence[int], deadline: Deadline |
     left = deadline.remaining()
     if not left:
         return None
+    if left >= threading.TIMEOUT_MAX:  # centuries: no timer can wait that long (it would raise in its thread)
+        return bool(solver.solve(assumptions=assumptions))
     if _interruptible(solver):
         timer = threading.Timer(left, solver.interrupt)
         timer.start()
@@ -87,6 +206,7 @@ def _solve_limited(solver: Any, assumptions: Sequence[int], deadline: Deadline |
             solver.clear_interrupt()
         return None if answer is None else bool(answer)
     budget = 1000
+    pace = math.inf  # conflicts per second: the slowest round seen (on big models it varies tenfold)
     while True:
         began = time.monotonic()
         solver.conf_budget(budget)
@@ -96,6 +216,7 @@ def _solve_limited(solver: Any, assumptions: Sequence[int], deadline: Deadline |
         left = deadline.remaining()
         if not left:
             return None
-        # Grow the budget, but not past what the last round's pace fits into the time left.
-        pace = budget / max(time.monotonic() - began, 1e-6)
-        budget = max(100, min(2 * budget, int(pace * left)))
+        # Grow the budget, but not past what the slowest pace fits into half the time left:
+        # rounds shrink towards the deadline, so a round slower than its pace overshoots little.
+        pace = min(pace, budget / max(time.monotonic() - began, 1e-6))
+        budget = max(100, min(2 * budget, int(pace * left / 2)))

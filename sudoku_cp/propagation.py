@@ -32,6 +32,7 @@ import numpy as np
 
 from .geometry import Geometry
 from .grid import Grid
+from .limits import Deadline, check_memory
 
 __all__ = ["Propagation", "candidates", "propagate", "propagate_batch"]
 
@@ -50,8 +51,37 @@ class Propagation:
 
 
 def _unit_digit_counts(geometry: Geometry, onehot: np.ndarray) -> np.ndarray:
-    """(B, 3n, n) number of cells of each unit holding (or allowing) each digit."""
-    return onehot[:, geometry.units, :].sum(axis=2, dtype=np.int16)
+    """(B, 3n, n) number of cells of each unit holding (or allowing) each digit.
+
+    Rows, columns and boxes are sums over reshaped views of the grid, in the order of
+    ``geometry.units`` (no gather of every unit's cells: that copy is 3n**3 entries per puzzle).
+    """
+    p, q, n = geometry.p, geometry.q, geometry.n
+    batch = onehot.shape[0]
+    grid = onehot.reshape(batch, n, n, n)  # (B, row, column, digit)
+    out = np.empty((batch, 3 * n, n), dtype=np.int16)
+    np.sum(grid, axis=2, dtype=np.int16, out=out[:, :n])
+    np.sum(grid, axis=1, dtype=np.int16, out=out[:, n : 2 * n])
+    # [band, row in band, stack, column in stack]: box band*p + stack, as geometry numbers boxes
+    boxes = grid.reshape(batch, q, p, p, q, n).sum(axis=(2, 4), dtype=np.int16)
+    out[:, 2 * n :] = boxes.reshape(batch, n, n)
+    return out
+
+
+def _seen(geometry: Geometry, present: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out`` (B, n*n, n) bool set to the digits present in the row, column or box of each cell.
+
+    ``present``: (B, 3n, n) bool, units numbered as in ``geometry.units``.
+    """
+    p, q, n = geometry.p, geometry.q, geometry.n
+    batch = present.shape[0]
+    rows, cols, boxes = present[:, :n], present[:, n : 2 * n], present[:, 2 * n :]
+    by_box = out.reshape(batch, q, p, p, q, n)  # [band, row in band, stack, column in stack]
+    by_box[...] = boxes.reshape(batch, q, 1, p, 1, n)
+    grid = out.reshape(batch, n, n, n)
+    grid |= rows[:, :, None, :]
+    grid |= cols[:, None, :, :]
+    return out
 
 
 def _locked_lines(view: np.ndarray, lines_per_box: int) -> np.ndarray:
@@ -138,31 +168,52 @@ def propagate_batch(
     singles: bool = True,
     locked: bool = False,
     pairs: bool = False,
+    deadline: Deadline | None = None,
 ) -> Propagation:
     """Propagate a (B, n*n) stack of puzzles to a fixpoint of the chosen rules.
 
     With ``singles=False`` only the givens eliminate (no other rule runs).  ``locked`` and
-    ``pairs`` add locked candidates and naked/hidden pairs to the singles.
+    ``pairs`` add locked candidates and naked/hidden pairs to the singles.  ``deadline`` is
+    checked between rounds and between the steps of a round (a step takes well under a tenth of a
+    second even on 400x400 grids): once spent, ``limits.TimeLimitReached`` ("propagation").  Tables
+    that cannot fit in memory (about 4 bytes per puzzle, cell and digit) are refused first
+    (``limits.ModelTooLarge``).
     """
     n = geometry.n
     values = np.array(values, dtype=np.int16).reshape(-1, n * n)
     batch = values.shape[0]
     digits = np.arange(1, n + 1, dtype=np.int16)
+    extra = singles and (locked or pairs)
+    per_candidate = 8 if extra else 4  # the candidates, two scratch tables, a copy for the extra rules
+    check_memory(f"propagating {batch} puzzle(s) of {n}x{n}", per_candidate * batch * n**3)
     cand = np.ones((batch, n * n, n), dtype=bool)
     contradiction = np.zeros(batch, dtype=bool)
-    extra = singles and (locked or pairs)
     active = np.arange(batch)
+    # The candidates of the active puzzles, and two scratch tables of the same shape, updated in
+    # place: a fresh table of a 400x400 grid costs more (page faults) than the pass that fills it.
+    work = cand
+    scratch = np.empty_like(cand), np.empty_like(cand)
+
+    def check() -> None:
+        if deadline is not None:
+            deadline.check("propagation")
+
     while active.size:
+        check()
+        size = active.size
         vals = values[active]
-        placed = (vals[:, :, None] == digits).astype(np.int16)  # (A, N, n)
+        c = work[:size]
+        placed = np.equal(vals[:, :, None], digits, out=scratch[0][:size])  # (A, N, n)
         unit_has = _unit_digit_counts(geometry, placed)  # (A, 3n, n)
         bad = (unit_has > 1).any(axis=(1, 2))
-        seen = (unit_has > 0)[:, geometry.cell_units, :].any(axis=2)  # (A, N, n)
-        before = cand[active]
-        c = before & ~seen
-        c |= placed.astype(bool)
+        check()
+        seen = _seen(geometry, unit_has > 0, scratch[1][:size])  # (A, N, n)
+        before = c.copy() if extra else c
+        np.greater(c, seen, out=c)  # c and not seen
         open_cells = vals == 0
-        c[~open_cells] = placed[~open_cells].astype(bool)
+        c &= open_cells[:, :, None]
+        c |= placed  # a placed cell keeps exactly its digit
+        check()
         if extra:
             open_c = c & open_cells[:, :, None]
             if locked:
@@ -170,42 +221,64 @@ def propagate_batch(
                 open_c = c & open_cells[:, :, None]
             if pairs:
                 c &= ~_pairs(geometry, open_c)
-        counts = c.sum(axis=2)
+            check()
+        counts = c.sum(axis=2, dtype=np.int16)
         bad |= (open_cells & (counts == 0)).any(axis=1)
-        cand[active] = c
-        if not singles:
-            contradiction[active] |= bad
-            break
         new_vals = vals.copy()
         naked = open_cells & (counts == 1)
-        new_vals[naked] = (np.argmax(c, axis=2)[naked] + 1).astype(np.int16)
-        open_c = c & open_cells[:, :, None]
-        unit_cand = _unit_digit_counts(geometry, open_c.astype(np.int16))  # (A, 3n, n)
-        missing = unit_has == 0
-        bad |= (missing & (unit_cand == 0)).any(axis=(1, 2))
-        hidden_units = missing & (unit_cand == 1)  # (A, 3n, n)
-        if hidden_units.any():
-            a_idx, u_idx, d_idx = np.nonzero(hidden_units)
-            cells_of_unit = geometry.units[u_idx]  # (H, n)
-            holder = open_c[a_idx[:, None], cells_of_unit, d_idx[:, None]]  # (H, n)
-            cell = cells_of_unit[np.arange(len(u_idx)), np.argmax(holder, axis=1)]
-            new_vals[a_idx, cell] = (d_idx + 1).astype(np.int16)
-        bad_rows = active[bad]
-        contradiction[bad_rows] = True
+        if singles and naked.any():
+            a_idx, cell_idx = np.nonzero(naked)
+            new_vals[a_idx, cell_idx] = (np.argmax(c[a_idx, cell_idx], axis=1) + 1).astype(np.int16)
+        if singles:
+            check()
+            open_c = np.logical_and(c, open_cells[:, :, None], out=scratch[0][:size])
+            unit_cand = _unit_digit_counts(geometry, open_c)  # (A, 3n, n)
+            missing = unit_has == 0
+            bad |= (missing & (unit_cand == 0)).any(axis=(1, 2))
+            hidden_units = missing & (unit_cand == 1)  # (A, 3n, n)
+            if hidden_units.any():
+                a_idx, u_idx, d_idx = np.nonzero(hidden_units)
+                cells_of_unit = geometry.units[u_idx]  # (H, n)
+                holder = open_c[a_idx[:, None], cells_of_unit, d_idx[:, None]]  # (H, n)
+                cell = cells_of_unit[np.arange(len(u_idx)), np.argmax(holder, axis=1)]
+                new_vals[a_idx, cell] = (d_idx + 1).astype(np.int16)
+        contradiction[active[bad]] = True
+        if not singles:
+            cand[active] = c
+            break
         changed = (new_vals != vals).any(axis=1) & ~bad
         if extra:
             changed |= (c != before).any(axis=(1, 2)) & ~bad
         values[active] = np.where(bad[:, None], vals, new_vals)
+        if changed.all():
+            continue
+        # Some puzzles are done: their candidates go home, the others move up in the work tables.
+        if work is not cand:
+            cand[active] = c
+        if changed.any():
+            if work is cand:
+                work = cand[active[changed]]
+            else:
+                work[: int(changed.sum())] = c[changed]
         active = active[changed]
     return Propagation(values, cand, contradiction)
 
 
-def propagate(grid: Grid, *, singles: bool = True, locked: bool = False, pairs: bool = False) -> Propagation:
+def propagate(
+    grid: Grid,
+    *,
+    singles: bool = True,
+    locked: bool = False,
+    pairs: bool = False,
+    deadline: Deadline | None = None,
+) -> Propagation:
     """Propagate one puzzle (a batch of one)."""
     values = grid.values.reshape(1, -1)
-    return propagate_batch(grid.geometry, values, singles=singles, locked=locked, pairs=pairs)
+    return propagate_batch(
+        grid.geometry, values, singles=singles, locked=locked, pairs=pairs, deadline=deadline
+    )
 
 
-def candidates(grid: Grid) -> np.ndarray:
+def candidates(grid: Grid, deadline: Deadline | None = None) -> np.ndarray:
     """(n*n, n) bool: the digits each cell may take given the givens alone (a given keeps only itself)."""
-    return propagate(grid, singles=False).candidates[0]
+    return propagate(grid, singles=False, deadline=deadline).candidates[0]

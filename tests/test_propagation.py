@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from conftest import DATA, read_lines
@@ -55,7 +57,7 @@ def test_givens_only_candidates_exclude_digits_seen_by_peers() -> None:
         assert set((np.flatnonzero(cand[cell]) + 1).tolist()) == set(range(1, 10)) - seen
 
 
-RULES = [{"locked": True}, {"pairs": True}, {"locked": True, "pairs": True}]
+RULES: list[dict[str, Any]] = [{"locked": True}, {"pairs": True}, {"locked": True, "pairs": True}]
 SHAPES = [(2, 2), (2, 3), (3, 2), (2, 4), (3, 3), (3, 4)]
 
 
@@ -70,7 +72,7 @@ def _keeps(state_values: np.ndarray, state_candidates: np.ndarray, solutions: np
 @settings(max_examples=30)
 @given(st.sampled_from(SHAPES), st.integers(0, 2**32 - 1), st.floats(0.3, 0.9), st.sampled_from(RULES))
 def test_stronger_rules_never_remove_a_solution_digit(
-    shape: tuple[int, int], seed: int, blank: float, rules: dict[str, bool]
+    shape: tuple[int, int], seed: int, blank: float, rules: dict[str, Any]
 ) -> None:
     g = Geometry(*shape)
     rng = np.random.default_rng(seed)
@@ -85,7 +87,7 @@ def test_stronger_rules_never_remove_a_solution_digit(
 
 
 @pytest.mark.parametrize("rules", RULES)
-def test_corpus_puzzles_keep_their_solution(rules: dict[str, bool]) -> None:
+def test_corpus_puzzles_keep_their_solution(rules: dict[str, Any]) -> None:
     lines = read_lines(DATA / "norvig_top95.txt") + read_lines(DATA / "forum_hardest_200.txt", 60)
     puzzles = [parse_grid(line) for line in lines]
     backend = PysatBackend()
@@ -159,3 +161,32 @@ def test_stronger_rules_find_contradictions_only_in_unsolvable_puzzles() -> None
                 found += 1
                 assert backend.search(grid).count == 0
     assert found > 0
+
+
+@pytest.mark.parametrize("rules", [{}, {"singles": False}, *RULES])
+def test_a_batch_propagates_each_puzzle_as_if_alone(rules: dict[str, Any]) -> None:
+    # Puzzles leave the batch at different rounds (contradictions, fixpoints): their candidates
+    # must come out as they would alone.
+    rng = np.random.default_rng(11)
+    for shape in [(2, 3), (3, 3), (4, 4)]:
+        g = Geometry(*shape)
+        solutions = [random_solution(g, rng) for _ in range(12)]
+        stack = np.stack([blank_cells(s, rng.uniform(0.2, 0.9), rng).values.reshape(-1) for s in solutions])
+        stack[::4, 0] = stack[::4, 1]  # some clashes: contradictions at the first round
+        batch = propagate_batch(g, stack, **rules)
+        for k, values in enumerate(stack):
+            alone = propagate_batch(g, values[None], **rules)
+            assert (batch.values[k] == alone.values[0]).all()
+            assert (batch.candidates[k] == alone.candidates[0]).all()
+            assert batch.contradiction[k] == alone.contradiction[0]
+
+
+def test_rows_columns_and_boxes_are_counted_in_the_units_order() -> None:
+    from sudoku_cp.propagation import _unit_digit_counts
+
+    rng = np.random.default_rng(5)
+    for shape in [(2, 3), (3, 2), (2, 5), (4, 3)]:
+        g = Geometry(*shape)
+        onehot = rng.random((3, g.n * g.n, g.n)) < 0.4
+        expected = onehot[:, g.units, :].sum(axis=2)
+        assert (_unit_digit_counts(g, onehot) == expected).all()

@@ -30,6 +30,11 @@ UNKNOWN        None: stopped before an answer         False: stopped early (time
 MODEL_INVALID  ``CpsatModelError``                    ``CpsatModelError``
 =============  =====================================  ========================================
 
+Building checks its size first: a model that cannot fit in memory for its use (built, solved, or
+written as text) is refused with ``limits.ModelTooLarge`` (the bool model takes about 500 bytes a
+variable to build and 1.7 KB to solve; the alldiff model about 2 KB per candidate left by the
+givens to solve), and a deadline is checked cell by cell (``limits.TimeLimitReached``).
+
 Every solve goes through ``run_solver``: CP-SAT's own SIGINT catching is off (it leaves SIGINT at
 the system default after a solve, so a later Ctrl-C killed the process outright), the search runs
 in a helper thread while the calling thread waits in Python, and Ctrl-C stops the search with
@@ -52,12 +57,15 @@ from ortools.sat.python import cp_model
 from .errors import SudokuCpError
 from .geometry import Geometry
 from .grid import Grid
+from .limits import Deadline, TimeLimitReached, check_memory
+from .propagation import candidates
 
 __all__ = [
     "CpsatModelError",
     "CpsatModelKind",
     "SudokuCpModel",
     "build_cpsat_model",
+    "check_cpsat_size",
     "enumeration_complete",
     "export_cpsat_model",
     "model_text",
@@ -173,20 +181,49 @@ def _unit_label(geometry: Geometry, unit: int) -> str:
     return f"{('row', 'column', 'box')[kind]}{index + 1}"
 
 
-def _build_bool(model: cp_model.CpModel, puzzle: Grid) -> np.ndarray:
+_ENCODING = "encoding"  # the phase named when the time limit stops a build
+_CHECK_EVERY = 1 << 12  # model entries (variables, constraint literals) made between deadline checks
+_FREE_SECONDS = 1e-6  # seconds to free one entry of a model whose building was stopped
+
+
+class _Budget:
+    """Deadline checks every few thousand model entries, stopping while there is still time to
+    free what was built (a stopped 100x100 bool model takes a tenth of a second to free)."""
+
+    def __init__(self, deadline: Deadline | None) -> None:
+        self.deadline = deadline
+        self.made = 0
+        self.next = _CHECK_EVERY
+
+    def add(self, entries: int) -> None:
+        """Count ``entries`` more; raise ``TimeLimitReached`` when the time left is too short."""
+        self.made += entries
+        if self.deadline is None or self.made < self.next:
+            return
+        self.next = self.made + _CHECK_EVERY
+        left = self.deadline.remaining()
+        if left is not None and left <= self.made * _FREE_SECONDS:
+            raise TimeLimitReached(_ENCODING)
+
+
+def _build_bool(model: cp_model.CpModel, puzzle: Grid, deadline: Deadline | None) -> np.ndarray:
     g = puzzle.geometry
     n = g.n
+    budget = _Budget(deadline)
     x = np.empty((n * n, n), dtype=object)
     for cell in range(n * n):
+        budget.add(n)
         label = _cell_label(g, cell)
         for d in range(n):
             x[cell, d] = model.new_bool_var(f"x_{label}d{d + 1}")
     for cell in range(n * n):
+        budget.add(n)
         model.add_exactly_one(x[cell].tolist()).with_name(f"cell_{_cell_label(g, cell)}")
     for unit in range(3 * n):
         cells = g.units[unit]
         label = _unit_label(g, unit)
         for d in range(n):
+            budget.add(n)
             model.add_exactly_one(x[cells, d].tolist()).with_name(f"{label}_d{d + 1}")
     flat = puzzle.values.reshape(-1)
     for cell in np.flatnonzero(flat).tolist():
@@ -194,26 +231,82 @@ def _build_bool(model: cp_model.CpModel, puzzle: Grid) -> np.ndarray:
     return x
 
 
-def _build_alldiff(model: cp_model.CpModel, puzzle: Grid) -> np.ndarray:
+def _build_alldiff(model: cp_model.CpModel, puzzle: Grid, deadline: Deadline | None) -> np.ndarray:
     g = puzzle.geometry
     n = g.n
+    budget = _Budget(deadline)
     flat = puzzle.values.reshape(-1).tolist()
     v = np.empty(n * n, dtype=object)
     for cell, given in enumerate(flat):
+        budget.add(1)
         low, high = (given, given) if given else (1, n)
         v[cell] = model.new_int_var(low, high, f"v_{_cell_label(g, cell)}")
     for unit in range(3 * n):
+        budget.add(n)
         model.add_all_different(v[g.units[unit]].tolist()).with_name(_unit_label(g, unit))
     return v
 
 
-def build_cpsat_model(puzzle: Grid, kind: CpsatModelKind | str = CpsatModelKind.BOOL) -> SudokuCpModel:
-    """The CP-SAT model of a puzzle of the given kind (see the module table)."""
+#: Bytes per Boolean variable (bool model) or per cell (alldiff model) to build and to write the
+#: model; solving takes ``_SOLVE_BOOL`` per Boolean variable, or ``_SOLVE_CANDIDATE`` per
+#: candidate the givens leave (alldiff: CP-SAT expands each domain), measured on OR-tools 9.
+_BUILD = {CpsatModelKind.BOOL: 500, CpsatModelKind.ALLDIFF: 800}
+_WRITE = {CpsatModelKind.BOOL: 700, CpsatModelKind.ALLDIFF: 1200}
+_SOLVE_BOOL = 1700
+_SOLVE_CANDIDATE = 2048
+_DOING = {"build": "building", "solve": "solving", "write": "writing"}
+
+
+def check_cpsat_size(
+    puzzle: Grid, kind: CpsatModelKind | str, use: str = "build", deadline: Deadline | None = None
+) -> int:
+    """Refuse (``limits.ModelTooLarge``) a model that cannot fit in memory for ``use`` ('build',
+    'solve' or 'write'); else return how many (cell, digit) candidates its variables stand for.
+
+    Those are all n**3 for the bool model; for the alldiff model, the open cells' candidates the
+    givens leave (found, within ``deadline``, only to size a solve; else every open cell's n).
+    """
     kind = CpsatModelKind(kind)
+    if use not in _DOING:
+        raise ValueError(f"use must be one of {', '.join(_DOING)}, not {use!r}")
+    n = puzzle.n
+    open_cells = puzzle.values.reshape(-1) == 0
+    if kind is CpsatModelKind.BOOL:
+        units = left = n**3
+    else:
+        units, left = n * n, int(np.count_nonzero(open_cells)) * n
+        if use == "solve":
+            left = int(np.count_nonzero(candidates(puzzle, deadline) & open_cells[:, None]))
+    need = (_WRITE if use == "write" else _BUILD)[kind] * units
+    if use == "solve":
+        need = _SOLVE_BOOL * units if kind is CpsatModelKind.BOOL else need + _SOLVE_CANDIDATE * left
+    if kind is CpsatModelKind.BOOL:
+        other = "try --backend cpsat:alldiff" if use == "solve" else "try --model alldiff"
+    else:
+        other = "try --backend dlx" if use == "solve" else ""
+    check_memory(f"{_DOING[use]} the CP-SAT {kind.value} model of this {n}x{n} grid", need, other)
+    return left
+
+
+def build_cpsat_model(
+    puzzle: Grid,
+    kind: CpsatModelKind | str = CpsatModelKind.BOOL,
+    *,
+    deadline: Deadline | None = None,
+    use: str = "build",
+) -> SudokuCpModel:
+    """The CP-SAT model of a puzzle of the given kind (see the module table).
+
+    ``use`` ('build', 'solve' or 'write') says what the model is for: one that cannot fit in
+    memory for it is refused (``limits.ModelTooLarge``) before it is built.  ``deadline`` is
+    checked while it is built (``limits.TimeLimitReached``).
+    """
+    kind = CpsatModelKind(kind)
+    check_cpsat_size(puzzle, kind, use, deadline)
     model = cp_model.CpModel()
     model.name = f"sudoku {puzzle.n}x{puzzle.n} box {puzzle.geometry.box_label} {kind.value}"
     build = _build_bool if kind is CpsatModelKind.BOOL else _build_alldiff
-    variables = build(model, puzzle)
+    variables = build(model, puzzle, deadline)
     return SudokuCpModel(model, kind, puzzle.geometry, variables)
 
 

@@ -5,6 +5,10 @@ Items (4n**2 for the empty grid): ``p<r>_<c>`` cell (r, c) is filled, ``r<r>_<d>
 d in an open cell and covers its four items.  Givens are applied before the model is built: the
 four items of each given are covered already, and options that would clash with a given are left
 out.  Knuth's DLX input format lists the items on the first line and one option per line.
+
+The number of options is known from the candidates before the model is built: a model that
+cannot fit in memory for its use (built, solved by the native Algorithm X, or written as text)
+is refused with ``limits.ModelTooLarge``; a deadline is checked while the candidates are found.
 """
 
 from __future__ import annotations
@@ -14,9 +18,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .grid import Grid
+from .limits import Deadline, check_memory
 from .propagation import candidates
 
 __all__ = ["ExactCoverModel", "build_exact_cover", "export_dlx"]
+
+#: Bytes per option to build the model (its arrays), to solve it with the native Algorithm X
+#: (dancing links of four nodes per option and their checks), and to write it as DLX text.
+_OPTION_BYTES = {"build": 160, "solve": 640, "write": 480}
+_DOING = {"build": "building", "solve": "solving", "write": "writing"}
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -63,12 +73,27 @@ class ExactCoverModel:
         return values.reshape(self.puzzle.n, self.puzzle.n)
 
 
-def build_exact_cover(puzzle: Grid) -> ExactCoverModel:
-    """The exact-cover model of a puzzle with its givens applied."""
+def build_exact_cover(
+    puzzle: Grid, *, deadline: Deadline | None = None, use: str = "build"
+) -> ExactCoverModel:
+    """The exact-cover model of a puzzle with its givens applied.
+
+    ``use`` ('build', 'solve' or 'write') says what the model is for: one that cannot fit in
+    memory for it is refused (``limits.ModelTooLarge``) before it is built.  ``deadline`` is
+    checked while the candidates are found (``limits.TimeLimitReached``, "propagation").
+    """
+    if use not in _OPTION_BYTES:
+        raise ValueError(f"use must be one of {', '.join(_OPTION_BYTES)}, not {use!r}")
     g = puzzle.geometry
     n = g.n
     flat = puzzle.values.reshape(-1).astype(np.int64)
-    allowed = candidates(puzzle) & (flat == 0)[:, None]
+    allowed = candidates(puzzle, deadline) & (flat == 0)[:, None]
+    options = int(np.count_nonzero(allowed))
+    check_memory(
+        f"{_DOING[use]} the exact cover model of this {n}x{n} grid ({options:,} options)",
+        options * _OPTION_BYTES[use],
+        "fewer open cells (more givens) make fewer options",
+    )
     cell, digit = np.nonzero(allowed)
     row, col = cell // n, cell % n
     box = g.box_of_cell[cell]

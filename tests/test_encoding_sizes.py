@@ -99,3 +99,32 @@ def test_exact_cover_applies_givens() -> None:
     assert model.n_items == 4 * (81 - puzzle.givens)
     assert model.n_options <= 9 * (81 - puzzle.givens)
     assert model.option_items.max() < model.n_items
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (2, 3), (3, 3), (3, 4), (4, 4)])
+def test_sizes_are_known_before_the_model_is_built(shape: tuple[int, int]) -> None:
+    from sudoku_cp.cnf.sudoku import cnf_size
+
+    g = Geometry(*shape)
+    puzzle = random_puzzle(g, 0.5, np.random.default_rng(sum(shape)))
+    amos = list(AmoEncoding) if g.n <= 12 else [AmoEncoding.PAIRWISE, AmoEncoding.SEQCOUNTER]
+    for encoding in CnfEncoding:
+        for amo in amos:
+            size = cnf_size(puzzle, encoding, amo)
+            sizes = encode_cnf(puzzle, encoding, amo).sizes()
+            assert (size.variables, size.clauses, size.literals) == (
+                sizes["variables"],
+                sizes["clauses"],
+                sizes["literals"],
+            ), (encoding, amo)
+
+
+def test_size_formulas_of_a_400x400_grid_without_building_it() -> None:
+    from sudoku_cp.cnf.sudoku import cnf_size
+
+    n = 400
+    empty = Grid.empty(geometry_for_size(n))
+    extended = cnf_size(empty, "extended")
+    assert (extended.variables, extended.clauses) == (n**3, 4 * n * n + 4 * n * n * n * (n - 1) // 2)
+    seq = cnf_size(empty, "extended", "seqcounter")
+    assert (seq.variables, seq.clauses) == (n**3 + 4 * n * n * (n - 1), 4 * n * n + 4 * n * n * (3 * n - 4))

@@ -68,7 +68,7 @@ def _encode_puzzle(args: argparse.Namespace) -> str:
         from ..cnf.dimacs import write_dimacs
         from ..cnf.sudoku import encode_cnf
 
-        cnf = encode_cnf(puzzle, args.encoding, args.amo)
+        cnf = encode_cnf(puzzle, args.encoding, args.amo, use="write")  # refused if it cannot fit
         blocks = [block for family in cnf.families for block in family.blocks]
         write_dimacs(args.out or sys.stdout, blocks, cnf.n_vars, cnf.comments())
         return (
@@ -78,12 +78,12 @@ def _encode_puzzle(args: argparse.Namespace) -> str:
     if args.to == "xc":
         from ..exact_cover import build_exact_cover, export_dlx
 
-        model = build_exact_cover(puzzle)
+        model = build_exact_cover(puzzle, use="write")
         common.write_text(args.out, export_dlx(model))
         return f"exact cover (DLX format), {model.n_items} items, {model.n_options} options"
     from ..cpsat import build_cpsat_model, export_cpsat_model
 
-    cp = build_cpsat_model(puzzle, args.model)
+    cp = build_cpsat_model(puzzle, args.model, use="write")
     common.write_text(args.out, export_cpsat_model(cp))
     sizes = cp.sizes()
     return f"CP-SAT model ({args.model}), {sizes['variables']} variables, {sizes['constraints']} constraints"

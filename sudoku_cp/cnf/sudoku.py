@@ -19,26 +19,47 @@ decided before encoding, and only the remaining candidates of open cells get var
 
 "At most one" is encoded by ``AmoEncoding``: pairwise clauses (vectorized here) or any
 encoding of ``pysat.card`` with auxiliary variables drawn from one ``IDPool``.
+
+Size first: ``cnf_size`` counts the variables, clauses and literals a model will have (exactly,
+from the group widths: the formulas of ``encodings/cnf.md``) and estimates the bytes that
+building it takes, before any clause exists.  ``encode_cnf`` refuses a model that cannot fit in
+memory (``limits.ModelTooLarge``, naming the estimate and what to try instead), and checks its
+deadline between propagation rounds and between chunks of clauses.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
+from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..formats import format_line
+from ..geometry import Geometry
 from ..grid import Grid
+from ..limits import Deadline, ModelTooLarge, check_memory, memory_budget
 from ..propagation import propagate
 from .varmap import GridVarMap
 
 if TYPE_CHECKING:
     from pysat.formula import IDPool
 
-__all__ = ["AmoEncoding", "CnfEncoding", "ClauseFamily", "SudokuCnf", "encode_cnf", "encode_geometry_cnf"]
+__all__ = [
+    "AmoEncoding",
+    "ClauseFamily",
+    "CnfEncoding",
+    "CnfSize",
+    "SudokuCnf",
+    "cnf_size",
+    "encode_cnf",
+    "encode_geometry_cnf",
+]
+
+_CHUNK_CLAUSES = 1 << 16  # clauses made, or handed to a solver as Python lists, at a time
+_ENCODING = "encoding"  # the phase named when the time limit stops the encoder
 
 
 class CnfEncoding(Enum):
@@ -99,10 +120,14 @@ class SudokuCnf:
         return sum(family.size for family in self.families)
 
     def clauses(self) -> Iterator[list[int]]:
-        """Every clause as a list of ints, family by family."""
+        """Every clause as a list of ints, family by family.
+
+        Lists are made a chunk at a time: they cost about 100 bytes a clause.
+        """
         for family in self.families:
             for block in family.blocks:
-                yield from block.tolist()
+                for start in range(0, block.shape[0], _CHUNK_CLAUSES):
+                    yield from block[start : start + _CHUNK_CLAUSES].tolist()
 
     def sizes(self) -> dict[str, int]:
         """Variables, clauses and literals in all, and clauses per family."""
@@ -134,73 +159,311 @@ class SudokuCnf:
         return lines
 
 
+@dataclass(frozen=True, slots=True)
+class CnfSize:
+    """The size of a CNF model, known before it is built: variables, clauses, literals.
+
+    ``map_lines``: variables listed in the DIMACS comments (the optimized map); ``table_bytes``:
+    the candidate tables the encoder builds whatever the clauses.
+    """
+
+    variables: int
+    clauses: int
+    literals: int
+    map_lines: int = field(default=0)
+    table_bytes: int = field(default=0)
+
+    def build_bytes(self) -> int:
+        """Bytes to build the model: tables, int32 literals, chunk buffers."""
+        return self.table_bytes + 4 * self.literals + (16 << 20)
+
+    def write_bytes(self) -> int:
+        """Bytes to build and write it as DIMACS: the map comments made as text first, the text
+        of a chunk of clauses at a time."""
+        return self.build_bytes() + 160 * self.map_lines + (128 << 20)
+
+    def solver_bytes(self) -> int:
+        """Bytes to build it and load it into a python-sat solver (about 120 bytes a clause there)."""
+        return self.build_bytes() + 120 * self.clauses + 4 * self.literals
+
+    def describe(self) -> str:
+        """'12,777 variables, 232,079 clauses, 476,012 literals'."""
+        return f"{self.variables:,} variables, {self.clauses:,} clauses, {self.literals:,} literals"
+
+
+@cache
+def _amo_size(amo: AmoEncoding, width: int) -> tuple[int, int, int]:
+    """(clauses, literals, auxiliary variables) of one at-most-one over ``width`` literals."""
+    if width < 2:
+        return 0, 0, 0
+    if amo is AmoEncoding.PAIRWISE:
+        pairs = width * (width - 1) // 2
+        return pairs, 2 * pairs, 0
+    from pysat.card import CardEnc, EncType
+    from pysat.formula import IDPool
+
+    pool = IDPool(start_from=width + 1)
+    clauses = CardEnc.atmost(
+        lits=list(range(1, width + 1)), bound=1, vpool=pool, encoding=getattr(EncType, amo.value)
+    ).clauses
+    return len(clauses), sum(len(clause) for clause in clauses), max(pool.top - width, 0)
+
+
+def _group_widths(geometry: Geometry, open_cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Histograms (index: width) of the cell groups and of the (unit, digit) groups of open candidates."""
+    p, q, n = geometry.p, geometry.q, geometry.n
+    cells = np.count_nonzero(open_cand, axis=1)
+    grid = open_cand.reshape(n, n, n)
+    units = np.concatenate(
+        [
+            np.count_nonzero(grid, axis=1).ravel(),  # row, digit
+            np.count_nonzero(grid, axis=0).ravel(),  # column, digit
+            np.count_nonzero(grid.reshape(q, p, p, q, n), axis=(1, 3)).ravel(),  # box, digit
+        ]
+    )
+    return np.bincount(cells, minlength=n + 1), np.bincount(units, minlength=n + 1)
+
+
+def _size_from_widths(
+    encoding: CnfEncoding,
+    amo: AmoEncoding,
+    cell_widths: np.ndarray,
+    unit_widths: np.ndarray,
+    grid_vars: int,
+    givens: int,
+) -> tuple[int, int, int]:
+    """(variables, clauses, literals) of a model whose groups have these width histograms."""
+    variables, clauses, literals = grid_vars, 0, 0
+    definedness = (True, encoding in (CnfEncoding.EXTENDED, CnfEncoding.OPTIMIZED))
+    uniqueness = (encoding is not CnfEncoding.MINIMAL, True)
+    for histogram, alo, amo_on in zip((cell_widths, unit_widths), definedness, uniqueness, strict=True):
+        for width in np.flatnonzero(histogram[1:]) + 1:
+            count = int(histogram[width])
+            if alo:
+                clauses += count
+                literals += count * int(width)
+            if amo_on:
+                c, lits, aux = _amo_size(amo, int(width))
+                clauses += count * c
+                literals += count * lits
+                variables += count * aux
+    return variables, clauses + givens, literals + givens
+
+
+def cnf_size(
+    puzzle: Grid, encoding: CnfEncoding | str, amo: AmoEncoding | str = AmoEncoding.PAIRWISE
+) -> CnfSize:
+    """The exact size of ``encode_cnf(puzzle, encoding, amo)``, without building it.
+
+    Minimal, efficient and extended follow from the formulas; optimized needs the puzzle's
+    propagation first (not time-limited here: ``encode_cnf`` takes a deadline).
+    """
+    encoding, amo = CnfEncoding(encoding), AmoEncoding(amo)
+    if encoding is CnfEncoding.OPTIMIZED:
+        state = propagate(puzzle)
+        if state.contradiction[0]:
+            return CnfSize(0, 1, 0)
+        open_cand = state.candidates[0] & (state.values[0] == 0)[:, None]
+        return _optimized_size(puzzle.geometry, amo, open_cand)
+    return _fixed_size(puzzle, encoding, amo)
+
+
+def _fixed_size(puzzle: Grid, encoding: CnfEncoding, amo: AmoEncoding) -> CnfSize:
+    """Size of a minimal, efficient or extended model: every group has all n candidates."""
+    n = puzzle.n
+    cells = np.zeros(n + 1, dtype=np.int64)
+    cells[n] = n * n
+    variables, clauses, literals = _size_from_widths(encoding, amo, cells, 3 * cells, n**3, puzzle.givens)
+    return CnfSize(variables, clauses, literals, 0, 32 * n**3)
+
+
+def _optimized_size(geometry: Geometry, amo: AmoEncoding, open_cand: np.ndarray) -> CnfSize:
+    """Size of an optimized model over these open candidates ((n*n, n) bool)."""
+    cell_widths, unit_widths = _group_widths(geometry, open_cand)
+    grid_vars = int(np.count_nonzero(open_cand))
+    cell_widths[0] = unit_widths[0] = 0
+    variables, clauses, literals = _size_from_widths(
+        CnfEncoding.OPTIMIZED, amo, cell_widths, unit_widths, grid_vars, 0
+    )
+    return CnfSize(variables, clauses, literals, grid_vars, 16 * geometry.n**3 + 24 * grid_vars)
+
+
+_DOING = {"build": "building", "write": "writing", "solve": "solving"}
+
+
+def _need(size: CnfSize, use: str) -> int:
+    """Bytes a model of this size needs for ``use``."""
+    return {"build": size.build_bytes, "write": size.write_bytes, "solve": size.solver_bytes}[use]()
+
+
+def _alternatives(puzzle: Grid, encoding: CnfEncoding, amo: AmoEncoding, use: str, budget_bytes: int) -> str:
+    """What to try instead of a model too large: optimized, or a linear at-most-one when it fits."""
+    tries = []
+    if encoding is not CnfEncoding.OPTIMIZED:
+        tries.append("--encoding optimized")
+    if amo is AmoEncoding.PAIRWISE and (
+        encoding is CnfEncoding.OPTIMIZED
+        or _need(_fixed_size(puzzle, encoding, AmoEncoding.SEQCOUNTER), use) <= budget_bytes
+    ):
+        tries.append("--amo seqcounter")
+    if not tries:
+        return "no CNF model of this grid fits (the exact cover or CP-SAT alldiff model may)"
+    return "try " + " or ".join(tries)
+
+
+def check_cnf_memory(
+    puzzle: Grid, encoding: CnfEncoding, amo: AmoEncoding, size: CnfSize, use: str = "build"
+) -> None:
+    """Refuse (``limits.ModelTooLarge``) a model that cannot fit in memory for ``use`` ('build',
+    'write', 'solve'), or with more variables than 32-bit literals hold, naming its size and what
+    to try instead."""
+    need = _need(size, use)
+    budget = memory_budget()
+    if need <= budget and size.variables < 2**31:
+        return
+    grid = f"{puzzle.n}x{puzzle.n}"
+    model = f"the {encoding.value} CNF model ({amo.value}, {size.clauses:,} clauses) of this {grid} grid"
+    alternative = _alternatives(puzzle, encoding, amo, use, budget)
+    if size.variables >= 2**31:
+        raise ModelTooLarge(
+            f"{model} has {size.variables:,} variables, beyond 32-bit literals; {alternative}"
+        )
+    check_memory(f"{_DOING[use]} {model}", need, alternative)
+
+
 def _blocks_by_width(groups: np.ndarray) -> list[np.ndarray]:
     """Split an (m, k) literal table padded with zeros into blocks of equal width, dropping empty groups."""
-    widths = (groups != 0).sum(axis=1)
+    widths = np.count_nonzero(groups, axis=1)
     blocks = []
     for width in np.unique(widths):
         if width == 0:
             continue
         rows = groups[widths == width]
-        blocks.append(rows[rows != 0].reshape(-1, int(width)))
+        blocks.append(rows if width == groups.shape[1] else rows[rows != 0].reshape(-1, int(width)))
     return blocks
 
 
 def _at_least_one(groups: np.ndarray) -> tuple[np.ndarray, ...]:
-    return tuple(block.astype(np.int32) for block in _blocks_by_width(groups))
+    return tuple(block.astype(np.int32, copy=False) for block in _blocks_by_width(groups))
 
 
-def _at_most_one(groups: np.ndarray, amo: AmoEncoding, pool: IDPool) -> tuple[np.ndarray, ...]:
-    blocks = []
+def _pairwise(block: np.ndarray, deadline: Deadline | None) -> np.ndarray:
+    """The (-a | -b) clauses of every pair of each row of ``block``, row by row, made in bounded chunks."""
+    rows, width = block.shape
+    first, second = np.triu_indices(width, 1)
+    pairs = len(first)
+    out = np.empty((rows, pairs, 2), dtype=np.int32)
+    step = max(1, (_CHUNK_CLAUSES * 16) // pairs)
+    for start in range(0, rows, step):
+        if deadline is not None:
+            deadline.check(_ENCODING)
+        negated = -block[start : start + step].astype(np.int32)
+        out[start : start + step, :, 0] = negated[:, first]
+        out[start : start + step, :, 1] = negated[:, second]
+    return out.reshape(-1, 2)
+
+
+def _at_most_one(
+    groups: np.ndarray, amo: AmoEncoding, pool: IDPool, deadline: Deadline | None
+) -> tuple[np.ndarray, ...]:
+    blocks: list[np.ndarray] = []
     for block in _blocks_by_width(groups):
         width = block.shape[1]
         if width < 2:
             continue
         if amo is AmoEncoding.PAIRWISE:
-            i, j = np.triu_indices(width, 1)
-            blocks.append(np.stack([-block[:, i], -block[:, j]], axis=2).reshape(-1, 2).astype(np.int32))
+            blocks.append(_pairwise(block, deadline))
             continue
-        from pysat.card import CardEnc, EncType  # imported on use: keeps python-sat out of `import sudoku_cp`
-
-        kind = getattr(EncType, amo.value)
-        clauses: list[list[int]] = []
-        for row in block.tolist():
-            clauses.extend(CardEnc.atmost(lits=row, bound=1, vpool=pool, encoding=kind).clauses)
-        blocks.extend(_blocks_from_lists(clauses))
+        blocks.extend(_card_blocks(block, amo, pool, deadline))
     return tuple(blocks)
 
 
-def _blocks_from_lists(clauses: list[list[int]]) -> list[np.ndarray]:
+def _card_blocks(
+    block: np.ndarray, amo: AmoEncoding, pool: IDPool, deadline: Deadline | None
+) -> list[np.ndarray]:
+    """A ``pysat.card`` at-most-one of each row, as int32 blocks of equal-width clauses.
+
+    Clauses are grouped by width (in order of first appearance), each group in order, as pieces
+    of bounded size: Python lists cost about 100 bytes a clause.
+    """
+    from pysat.card import CardEnc, EncType  # imported on use: keeps python-sat out of `import sudoku_cp`
+
+    kind = getattr(EncType, amo.value)
+    parts: dict[int, list[np.ndarray]] = {}
+    pending: list[list[int]] = []
+
+    def flush() -> None:
+        for width, piece in _blocks_from_lists(pending):
+            parts.setdefault(width, []).append(piece)
+        pending.clear()
+
+    for row in block.tolist():
+        pending.extend(CardEnc.atmost(lits=row, bound=1, vpool=pool, encoding=kind).clauses)
+        if len(pending) >= _CHUNK_CLAUSES:
+            flush()
+            if deadline is not None:
+                deadline.check(_ENCODING)
+    flush()
+    return [piece for pieces in parts.values() for piece in pieces]
+
+
+def _blocks_from_lists(clauses: list[list[int]]) -> list[tuple[int, np.ndarray]]:
+    """(width, block) of the clauses of each width, widths in order of first appearance."""
     by_width: dict[int, list[list[int]]] = {}
     for clause in clauses:
         by_width.setdefault(len(clause), []).append(clause)
-    return [np.array(group, dtype=np.int32).reshape(len(group), width) for width, group in by_width.items()]
+    return [
+        (width, np.array(group, dtype=np.int32).reshape(len(group), width))
+        for width, group in by_width.items()
+    ]
+
+
+def _unit_tables(varmap: GridVarMap) -> list[np.ndarray]:
+    """For rows, columns and boxes: the (n*n, n) int32 table of each (unit, digit) group's variables,
+    units in order, digits in order, the unit's cells in order (0: no variable)."""
+    g = varmap.geometry
+    n = g.n
+    index = varmap.index.astype(np.int32)  # encode_cnf refuses models beyond 2**31 - 1 variables
+    grid = index.reshape(n, n, n)  # [row, column, digit]
+    boxes = index[g.units[2 * n :]]  # [box, cell of the box, digit]
+    tables = [grid.transpose(0, 2, 1), grid.transpose(1, 2, 0), boxes.transpose(0, 2, 1)]
+    return [np.ascontiguousarray(table).reshape(n * n, n) for table in tables]
 
 
 def _families(
-    grid: Grid, varmap: GridVarMap, encoding: CnfEncoding, amo: AmoEncoding, pool: IDPool
+    grid: Grid,
+    varmap: GridVarMap,
+    encoding: CnfEncoding,
+    amo: AmoEncoding,
+    pool: IDPool,
+    deadline: Deadline | None,
 ) -> list[ClauseFamily]:
     g = grid.geometry
     n = g.n
+
+    def check() -> None:
+        if deadline is not None:
+            deadline.check(_ENCODING)
+
     open_cells = varmap.fixed == 0
     cell_groups = varmap.index[open_cells]  # (open, n)
-    unit_groups = varmap.index[g.units].transpose(0, 2, 1)  # (3n, n digits, n cells)
-    if encoding is CnfEncoding.OPTIMIZED:
-        placed = np.zeros((3 * n, n), dtype=bool)
-        fixed_units = varmap.fixed[g.units]
-        rows_u, cols_u = np.nonzero(fixed_units)
-        placed[rows_u, fixed_units[rows_u, cols_u] - 1] = True
-        unit_groups = unit_groups.copy()
-        unit_groups[placed] = 0
-    kinds = ("row", "column", "box")
     families = [ClauseFamily("cell definedness", _at_least_one(cell_groups))]
+    check()
     if encoding is not CnfEncoding.MINIMAL:
-        families.append(ClauseFamily("cell uniqueness", _at_most_one(cell_groups, amo, pool)))
-    for k, kind in enumerate(kinds):
-        groups = unit_groups[k * n : (k + 1) * n].reshape(n * n, n)
+        families.append(ClauseFamily("cell uniqueness", _at_most_one(cell_groups, amo, pool, deadline)))
+    del cell_groups
+    if encoding is CnfEncoding.OPTIMIZED:
+        fixed_units = varmap.fixed[g.units]  # (3n, n cells): digits placed before encoding
+        rows_u, cols_u = np.nonzero(fixed_units)
+        placed = np.zeros((3 * n, n), dtype=bool)
+        placed[rows_u, fixed_units[rows_u, cols_u] - 1] = True
+    for k, (kind, groups) in enumerate(zip(("row", "column", "box"), _unit_tables(varmap), strict=True)):
+        check()
+        if encoding is CnfEncoding.OPTIMIZED:
+            groups[placed[k * n : (k + 1) * n].reshape(-1)] = 0  # a placed digit's group is decided
         if encoding in (CnfEncoding.EXTENDED, CnfEncoding.OPTIMIZED):
             families.append(ClauseFamily(f"{kind} definedness", _at_least_one(groups)))
-        families.append(ClauseFamily(f"{kind} uniqueness", _at_most_one(groups, amo, pool)))
+        families.append(ClauseFamily(f"{kind} uniqueness", _at_most_one(groups, amo, pool, deadline)))
     if encoding is not CnfEncoding.OPTIMIZED:
         flat = grid.values.reshape(-1).astype(np.int64)
         given = np.flatnonzero(flat)
@@ -213,31 +476,45 @@ def encode_cnf(
     puzzle: Grid,
     encoding: CnfEncoding | str = CnfEncoding.EXTENDED,
     amo: AmoEncoding | str = AmoEncoding.PAIRWISE,
+    *,
+    deadline: Deadline | None = None,
+    use: str = "build",
 ) -> SudokuCnf:
-    """The CNF model of a puzzle in the chosen encoding."""
+    """The CNF model of a puzzle in the chosen encoding.
+
+    Its size is known first (``cnf_size``): a model that cannot fit in memory for ``use``
+    ('build', 'write' as DIMACS with its comments, or 'solve' with a python-sat solver) is refused
+    with ``limits.ModelTooLarge`` before anything is allocated.  ``deadline`` is checked during
+    propagation (optimized) and encoding: ``limits.TimeLimitReached`` once it is spent.
+    """
     encoding = CnfEncoding(encoding)
     amo = AmoEncoding(amo)
+    if use not in _DOING:
+        raise ValueError(f"use must be one of {', '.join(_DOING)}, not {use!r}")
     g = puzzle.geometry
-    contradiction = False
     if encoding is CnfEncoding.OPTIMIZED:
-        state = propagate(puzzle)
-        contradiction = bool(state.contradiction[0])
-        if contradiction:
+        state = propagate(puzzle, deadline=deadline)
+        if state.contradiction[0]:
             fixed = np.zeros(g.n * g.n, dtype=np.int16)
             varmap = GridVarMap.compact(g, np.zeros((g.n * g.n, g.n), dtype=bool), fixed)
-        else:
-            varmap = GridVarMap.compact(g, state.candidates[0], state.values[0])
+            empty = ClauseFamily("contradiction found by propagation", (np.zeros((1, 0), dtype=np.int32),))
+            return SudokuCnf(puzzle, encoding, amo, varmap, 0, (empty,), True)
+        size = _optimized_size(g, amo, state.candidates[0] & (state.values[0] == 0)[:, None])
+    else:
+        size = _fixed_size(puzzle, encoding, amo)
+    check_cnf_memory(puzzle, encoding, amo, size, use)
+    if deadline is not None:
+        deadline.check(_ENCODING)
+    if encoding is CnfEncoding.OPTIMIZED:
+        varmap = GridVarMap.compact(g, state.candidates[0], state.values[0])
     else:
         varmap = GridVarMap.full(g)
     from pysat.formula import IDPool
 
     pool = IDPool(start_from=varmap.n_grid_vars + 1)
-    if contradiction:
-        families = [ClauseFamily("contradiction found by propagation", (np.zeros((1, 0), dtype=np.int32),))]
-    else:
-        families = _families(puzzle, varmap, encoding, amo, pool)
+    families = _families(puzzle, varmap, encoding, amo, pool, deadline)
     n_vars = max(varmap.n_grid_vars, pool.top)
-    return SudokuCnf(puzzle, encoding, amo, varmap, n_vars, tuple(families), contradiction)
+    return SudokuCnf(puzzle, encoding, amo, varmap, n_vars, tuple(families), False)
 
 
 def encode_geometry_cnf(puzzle_or_empty: Grid, amo: AmoEncoding | str = AmoEncoding.PAIRWISE) -> SudokuCnf:

@@ -44,6 +44,7 @@ in a helper thread while the calling thread waits in Python, and Ctrl-C stops th
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 import threading
 from collections import Counter
@@ -362,10 +363,17 @@ def run_solver(
             done.set()
 
     helper = threading.Thread(target=search, name="cp-sat search", daemon=True)
-    helper.start()
+    # Ctrl-C is held while the helper starts (and stays blocked in it): a KeyboardInterrupt between
+    # its start and the wait below would leave a search running under an exiting process.
+    main = threading.current_thread() is threading.main_thread()
+    if main:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     # Wait on an Event, not Thread.join: a KeyboardInterrupt inside join can mark a running
     # thread as finished (Python 3.11), and the process would then exit under a live search.
     try:
+        helper.start()
+        if main:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         while not done.wait(0.05):
             pass
     except KeyboardInterrupt:
@@ -379,6 +387,8 @@ def run_solver(
                 continue
         raise
     finally:
+        if main:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         if done.is_set():
             helper.join()
     if "error" in outcome:

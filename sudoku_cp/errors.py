@@ -8,7 +8,7 @@ error: engines return an outcome whose status is ``unknown`` with a reason (``su
 
 from __future__ import annotations
 
-__all__ = ["SudokuCpError", "excerpt"]
+__all__ = ["SudokuCpError", "excerpt", "is_interrupt"]
 
 
 class SudokuCpError(Exception):
@@ -31,3 +31,9 @@ def excerpt(value: object, limit: int = 40, *, quote: bool = True) -> str:
     except (RecursionError, ValueError):  # nested too deep, or holding an integer of thousands of digits
         return "a value too long to show"
     return text if len(text) <= limit else text[: max(limit - 3, 1)] + "..."
+
+
+def is_interrupt(problem: BaseException) -> bool:
+    """True for Ctrl-C, also where a C extension reports it as its own error (pysat's solvers and
+    cardinality encoders raise 'Caught keyboard interrupt')."""
+    return isinstance(problem, KeyboardInterrupt) or "keyboard interrupt" in str(problem).lower()

@@ -16,7 +16,7 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from ..errors import SudokuCpError
+from ..errors import SudokuCpError, is_interrupt
 from ..formats import SYMBOLS
 from . import common, count, decode, encode, example, nishio, reduce, solve, verify
 from .common import EXIT_BAD_INPUT, EXIT_CODES_HELP, CliError, worst_exit
@@ -103,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _exit_code(problem: BaseException, *, entry: bool) -> int:
     """The one line and exit code for what stopped a command; anything else is a bug and goes on up."""
-    if isinstance(problem, KeyboardInterrupt) or (common.Sigint.received and isinstance(problem, Exception)):
+    if is_interrupt(problem) or (common.Sigint.received and isinstance(problem, Exception)):
         if entry:  # the process itself: a second Ctrl-C must not break the orderly exit
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         common.error("interrupted")

@@ -105,18 +105,23 @@ def run_measured(*argv: str) -> tuple[int, str, int, float]:
     waited for (the flooding program among them), read from ``wait4`` of that one process.
     """
     start = time.monotonic()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "sudoku_cp", *argv],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        stdin=subprocess.DEVNULL,
+    # posix_spawn, not fork: a forked child's resident set starts as a copy of this test process
+    # (over a GB late in a full run), and ru_maxrss would count that image before the exec.
+    read_end, write_end = os.pipe()
+    actions = [
+        (os.POSIX_SPAWN_DUP2, write_end, 1),
+        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+        (os.POSIX_SPAWN_CLOSE, read_end),
+    ]
+    pid = os.posix_spawn(
+        sys.executable, [sys.executable, "-m", "sudoku_cp", *argv], os.environ, file_actions=actions
     )
-    assert process.stdout is not None
-    out = process.stdout.read().decode()
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-    return process.returncode, out, usage.ru_maxrss * 1024, time.monotonic() - start
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as stream:
+        out = stream.read().decode()
+    _, status, usage = os.wait4(pid, 0)
+    return os.waitstatus_to_exitcode(status), out, usage.ru_maxrss * 1024, time.monotonic() - start
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in KiB is Linux's")

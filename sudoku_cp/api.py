@@ -1,4 +1,13 @@
-"""Solving, counting and batch solving: the functions behind ``sudoku-cp solve`` and ``count``."""
+"""Solving, counting and batch solving: the functions behind ``sudoku-cp solve`` and ``count``.
+
+Time limits: ``time_limit`` is a number of seconds for each puzzle (``None``: no limit), or a
+``limits.Deadline`` the caller started, one budget for the whole call: the command line starts
+one when the process starts, so reading the input spends from it too.  Every phase of the work
+(propagation, encoding, the search, the check) runs inside it; an answer stopped by it is
+``unknown`` with the phase in its reason ("time limit reached during propagation"; a search
+stopped by it says only "time limit reached").  A ``Deadline`` already spent when the call
+begins gives "time limit reached during parsing".
+"""
 
 from __future__ import annotations
 
@@ -14,6 +23,7 @@ from .backends.registry import backend_name, make_backend
 from .errors import SudokuCpError
 from .formats import PuzzleItem, format_line
 from .grid import Grid
+from .limits import Deadline, TimeLimitReached
 from .outcome import REASON_TIME_LIMIT, Status
 from .verify import given_conflict
 
@@ -138,16 +148,43 @@ def _result(
     return PuzzleResult(index, status, solution, seconds, message, line, found.stats)
 
 
+def _deadline(time_limit: float | Deadline | None) -> Deadline:
+    """The caller's deadline, or one for ``time_limit`` seconds starting now."""
+    return time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
+
+
+#: The reason of an answer whose deadline, started by the caller, was spent before the call.
+_SPENT_BEFORE = str(TimeLimitReached("parsing"))
+
+
+def _spent(time_limit: float | Deadline | None) -> bool:
+    """Whether the caller's deadline was spent before the call (reading the input)."""
+    return isinstance(time_limit, Deadline) and time_limit.expired()
+
+
+def _not_started(item: PuzzleItem) -> PuzzleResult:
+    """The answer for an item when the caller's deadline was spent before the call."""
+    if item.grid is None:
+        return _invalid(item)
+    return PuzzleResult(item.index, Status.UNKNOWN, None, 0.0, _SPENT_BEFORE, item.line)
+
+
 def _one(
-    puzzle: Grid, index: int, line: int | None, unique: bool, backend: Backend, time_limit: float | None
+    puzzle: Grid,
+    index: int,
+    line: int | None,
+    unique: bool,
+    backend: Backend,
+    time_limit: float | Deadline | None,
 ) -> PuzzleResult:
     """One puzzle with ``backend.search``: invalid givens first, a failing backend is unknown."""
     start = time.perf_counter()
+    deadline = _deadline(time_limit)
     conflict = given_conflict(puzzle)
     if conflict is not None:
         return PuzzleResult(index, Status.INVALID, None, time.perf_counter() - start, conflict, line)
     try:
-        found = backend.search(puzzle, 2 if unique else 1, time_limit)
+        found = backend.search(puzzle, 2 if unique else 1, deadline.remaining())
     except BackendError as error:
         return PuzzleResult(index, Status.UNKNOWN, None, time.perf_counter() - start, str(error), line)
     return _result(puzzle, index, line, unique, time.perf_counter() - start, found)
@@ -158,21 +195,28 @@ def solve(
     backend: Backend | str = "pysat",
     *,
     unique: bool = False,
-    time_limit: float | None = None,
+    time_limit: float | Deadline | None = None,
 ) -> PuzzleResult:
     """Solve one puzzle; with ``unique`` also decide whether the solution is the only one."""
     engine = make_backend(backend) if isinstance(backend, str) else backend
+    if _spent(time_limit):
+        return PuzzleResult(0, Status.UNKNOWN, None, 0.0, _SPENT_BEFORE)
     return _one(puzzle, 0, None, unique, engine, time_limit)
 
 
 def count_solutions(
-    puzzle: Grid, backend: Backend | str = "pysat", *, limit: int = 100_000, time_limit: float | None = None
+    puzzle: Grid,
+    backend: Backend | str = "pysat",
+    *,
+    limit: int = 100_000,
+    time_limit: float | Deadline | None = None,
 ) -> CountResult:
     """Count the solutions of a puzzle, exactly when fewer than ``limit`` exist.
 
     Raises ``IncompleteSearchError`` for a backend whose search cannot exhaust the space.
     """
     start = time.perf_counter()
+    deadline = _deadline(time_limit)
     engine = make_backend(backend) if isinstance(backend, str) else backend
     if not getattr(engine, "complete", True):
         raise IncompleteSearchError(
@@ -181,13 +225,15 @@ def count_solutions(
         )
     if given_conflict(puzzle) is not None:
         return CountResult(0, True, None, time.perf_counter() - start)
-    found = engine.search(puzzle, limit, time_limit, keep=False)
+    if _spent(time_limit):
+        return CountResult(0, False, _SPENT_BEFORE, time.perf_counter() - start)
+    found = engine.search(puzzle, limit, deadline.remaining(), keep=False)
     reason = None if found.complete else found.reason
     return CountResult(found.count, found.complete, reason, time.perf_counter() - start)
 
 
 def _solve_chunk(
-    items: Sequence[PuzzleItem], backend: Backend, unique: bool, time_limit: float | None
+    items: Sequence[PuzzleItem], backend: Backend, unique: bool, time_limit: float | Deadline | None
 ) -> list[PuzzleResult]:
     """Solve a chunk in this process: all at once when the backend can, else puzzle by puzzle."""
     if not isinstance(backend, BatchBackend):
@@ -229,7 +275,7 @@ def _start_worker(options: BackendOptions) -> None:
     _worker_backend = options.make()
 
 
-def _chunk_worker(args: tuple[Sequence[PuzzleItem], bool, float | None]) -> list[PuzzleResult]:
+def _chunk_worker(args: tuple[Sequence[PuzzleItem], bool, float | Deadline | None]) -> list[PuzzleResult]:
     if _worker_backend is None:
         raise RuntimeError("a worker process started without its backend")
     return _solve_chunk(args[0], _worker_backend, args[1], args[2])
@@ -240,17 +286,22 @@ def solve_items(
     options: BackendOptions | None = None,
     *,
     unique: bool = False,
-    time_limit: float | None = None,
+    time_limit: float | Deadline | None = None,
     jobs: int = 1,
     chunk: int = 64,
 ) -> Iterator[PuzzleResult]:
     """Solve a batch in order, one result per item (a bad item gives an 'invalid' result).
+
+    ``time_limit``: seconds for each puzzle, or a ``Deadline`` shared by the whole batch (see the
+    module notes).
 
     The backend is made once, here, so a bad backend name fails before any work; with ``jobs``
     above 1 each worker process makes its own once, from ``options``.
     """
     options = options or BackendOptions()
     backend = options.make()
+    if _spent(time_limit):
+        return iter([_not_started(item) for item in items])
     chunks = [items[i : i + chunk] for i in range(0, len(items), chunk)]
     return _solve_chunks(chunks, backend, options, unique, time_limit, jobs)
 
@@ -260,7 +311,7 @@ def _solve_chunks(
     backend: Backend,
     options: BackendOptions,
     unique: bool,
-    time_limit: float | None,
+    time_limit: float | Deadline | None,
     jobs: int,
 ) -> Iterator[PuzzleResult]:
     if jobs <= 1 or len(chunks) <= 1:

@@ -352,3 +352,26 @@ def test_all_backends_agree_on_whole_shared_9x9_corpora(file: str) -> None:
     reference = _counts(make_backend("pysat"), puzzles)
     for name in ("pysat:minisat22", "cpsat", "dlx"):
         assert _counts(FAST_BACKENDS[name](), puzzles) == reference, name
+
+
+def test_peer_sums_equal_the_sums_over_the_peer_table() -> None:
+    from sudoku_cp.backends.pysat_backend import _peer_sums
+
+    rng = np.random.default_rng(0)
+    for shape in [(2, 2), (2, 3), (3, 2), (3, 3), (3, 4), (4, 3), (2, 5), (5, 5)]:
+        g = Geometry(*shape)
+        counts = rng.integers(0, g.n + 1, size=(4, g.n * g.n))
+        peers = g.peers()
+        assert peers.shape[1] == 3 * g.n - g.p - g.q - 1
+        assert (_peer_sums(g, counts) == counts[:, peers].sum(axis=2)).all()
+
+
+def test_a_shared_deadline_is_one_budget_for_a_whole_batch() -> None:
+    from sudoku_cp.limits import Deadline
+
+    hard25 = format_line(parse_grid((DATA / "sudoku-25-1.txt").read_text()))
+    items = parse_puzzles("\n".join([hard25] * 3) + "\n")
+    results = list(solve_items(items, BackendOptions(), time_limit=Deadline(0.0)))
+    assert [r.status for r in results] == [Status.UNKNOWN] * 3
+    results = list(solve_items(items, BackendOptions(), time_limit=Deadline(60)))
+    assert [r.status for r in results] == [Status.SOLVED] * 3

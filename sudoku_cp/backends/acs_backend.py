@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ..grid import Grid
 from ..native.acs import AcsParameters, Q0Rule, acs_solve
-from .native_base import NativeBackend, NativeRun, no_grids
+from .base import no_grids
+from .native_base import NativeBackend, NativeRun
 from .settings import Setting, parse_settings
 
 __all__ = ["DEFAULT_TIME_LIMIT", "AcsBackend", "parse_acs_settings"]

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import SudokuCpError
 from ..grid import Grid
+from ..limits import Deadline
 from ..outcome import REASON_TIME_LIMIT, Status
 from ..verify import valid_solutions_mask
 
@@ -30,6 +31,8 @@ __all__ = [
     "SearchResult",
     "Status",
     "checked_solutions",
+    "no_grids",
+    "stopped",
 ]
 
 
@@ -90,15 +93,27 @@ class BatchBackend(Backend, Protocol):
     batch_name: str
 
     def search_many(
-        self, puzzles: Sequence[Grid], limit: int = 1, time_limit: float | None = None
+        self, puzzles: Sequence[Grid], limit: int = 1, time_limit: float | Deadline | None = None
     ) -> list[SearchResult]:
-        """One result per puzzle, in order; ``time_limit`` applies to each puzzle.
+        """One result per puzzle, in order; ``time_limit`` in seconds applies to each puzzle, a
+        ``Deadline`` is one budget for the whole call.
 
         A puzzle whose givens clash is unsatisfiable (complete, no solution); a failure on one
         puzzle is its result (no solution, not complete, the failure as ``reason``).  Each result
         carries its ``seconds``.
         """
         ...
+
+
+def no_grids(n: int) -> np.ndarray:
+    """An empty (0, n, n) int16 stack of solutions."""
+    return np.zeros((0, n, n), np.int16)
+
+
+def stopped(n: int, reason: str, stats: dict[str, float | int] | None = None) -> SearchResult:
+    """The answer of a search stopped before it found anything: no solution, not complete, and why
+    (e.g. "time limit reached during propagation")."""
+    return SearchResult(no_grids(n), False, stats=stats or {}, reason=reason)
 
 
 def checked_solutions(puzzle: Grid, solutions: np.ndarray, backend: str) -> np.ndarray:

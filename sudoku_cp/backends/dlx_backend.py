@@ -6,8 +6,10 @@ import numpy as np
 
 from ..exact_cover import ExactCoverModel, build_exact_cover
 from ..grid import Grid
+from ..limits import Deadline
 from ..native.dlx import solve_exact_cover
-from .native_base import NativeBackend, NativeRun, no_grids
+from .base import no_grids
+from .native_base import NativeBackend, NativeRun
 
 __all__ = ["DlxBackend", "decode_covers"]
 
@@ -28,9 +30,10 @@ class DlxBackend(NativeBackend):
 
     def _run(self, puzzle: Grid, limit: int, time_limit: float | None, keep: bool) -> NativeRun:
         """Find up to ``limit`` solutions by exact cover."""
-        model = build_exact_cover(puzzle)
+        deadline = Deadline(time_limit)  # building the model spends from the same budget
+        model = build_exact_cover(puzzle, deadline=deadline, use="solve")
         found = solve_exact_cover(
-            model.option_items, model.n_items, limit=limit, time_limit=time_limit, keep=keep
+            model.option_items, model.n_items, limit=limit, time_limit=deadline.remaining(), keep=keep
         )
         grids = decode_covers(model, found.solution_array()) if keep else no_grids(puzzle.n)
         return NativeRun(grids, found.count, found.complete, found.timed_out, {"nodes": found.nodes})

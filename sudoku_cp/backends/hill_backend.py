@@ -13,7 +13,8 @@ import dataclasses
 
 from ..grid import Grid
 from ..native.hillclimb import HillParameters, build_model, hill_climb
-from .native_base import NativeBackend, NativeRun, no_grids
+from .base import no_grids
+from .native_base import NativeBackend, NativeRun
 from .settings import Setting, parse_settings
 
 __all__ = ["DEFAULT_MAX_RESTARTS", "HillBackend", "parse_hill_settings"]

@@ -2,8 +2,10 @@
 
 ``NativeBackend.search`` answers clashing givens itself (no solution, a proof), times the run,
 passes every solution through the independent checker, says why an answer is unknown and turns
-an input the engine cannot take into a ``BackendError``; a subclass only runs its engine
-(``_run``) and reports what it found as a ``NativeRun``.
+an input the engine cannot take (or a model too large for memory) into a ``BackendError``; a
+subclass only runs its engine (``_run``) and reports what it found as a ``NativeRun``.  A run
+whose model building was stopped by the time limit (``limits.TimeLimitReached``) is unknown,
+with the phase in its reason.
 """
 
 from __future__ import annotations
@@ -16,17 +18,13 @@ from typing import ClassVar
 import numpy as np
 
 from ..grid import Grid
+from ..limits import ModelTooLarge, TimeLimitReached
 from ..native import NativeInputError
 from ..outcome import REASON_CAP, REASON_INCOMPLETE, REASON_TIME_LIMIT
 from ..verify import given_conflict
-from .base import BackendError, SearchResult, checked_solutions
+from .base import BackendError, SearchResult, checked_solutions, no_grids, stopped
 
-__all__ = ["NativeBackend", "NativeRun", "no_grids", "unknown_reason"]
-
-
-def no_grids(n: int) -> np.ndarray:
-    """An empty (0, n, n) int16 stack of solutions."""
-    return np.zeros((0, n, n), np.int16)
+__all__ = ["NativeBackend", "NativeRun", "unknown_reason"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,8 +72,10 @@ class NativeBackend(ABC):
         began = time.monotonic()
         try:
             run = self._run(puzzle, limit, time_limit, keep)
-        except NativeInputError as error:  # e.g. a grid beyond the engine's bitsets
+        except (NativeInputError, ModelTooLarge) as error:  # e.g. a grid beyond the engine's bitsets
             raise BackendError(f"{self.name}: {error}") from None
+        except TimeLimitReached as stop:
+            return stopped(puzzle.n, str(stop), {"seconds": time.monotonic() - began})
         stack = checked_solutions(puzzle, run.solutions, self.name)
         stats = {**run.stats, "seconds": time.monotonic() - began}
         return SearchResult(

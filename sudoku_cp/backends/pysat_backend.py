@@ -14,10 +14,14 @@
   solver under assumptions about twofold on hard 9x9 puzzles: assumptions are re-propagated
   after every backjump below them and end up in every learnt clause.
 
-Time limits: ``limits.solve_limited`` (a timer interrupts the solvers that can be interrupted;
-the others, CaDiCaL 1.9.5 among them, run in slices of a conflict budget paced to the time
-left).  Either way an unfinished search is unknown (``outcome.REASON_TIME_LIMIT``), never
-unsatisfiable.
+Time limits: one ``limits.Deadline`` per puzzle covers propagation, encoding, loading the
+solver and the search.  The phases before the search check it as they go and stop with
+``limits.TimeLimitReached`` (unknown, "time limit reached during propagation"); the search runs
+through ``limits.solve_limited`` (a timer interrupts the solvers that can be interrupted; the
+others, CaDiCaL 1.9.5 among them, run in slices of a conflict budget paced to the time left).
+Either way an unfinished search is unknown (``outcome.REASON_TIME_LIMIT``), never unsatisfiable.
+A CNF model too large for memory is refused before it is built (a ``BackendError`` naming its
+estimated size), never a MemoryError.
 
 Counting adds, after each model, a clause that blocks that model's grid variables only (not
 auxiliary variables), so each grid is counted once whatever the at-most-one encoding.
@@ -39,11 +43,11 @@ from ..cnf.sudoku import AmoEncoding, CnfEncoding, SudokuCnf, encode_cnf, encode
 from ..cnf.varmap import GridVarMap
 from ..geometry import Geometry
 from ..grid import Grid
-from ..limits import Deadline, solve_limited
+from ..limits import Deadline, ModelTooLarge, TimeLimitReached, solve_limited
 from ..outcome import REASON_TIME_LIMIT
 from ..propagation import propagate, propagate_batch
 from ..verify import valid_solutions_mask
-from .base import BackendError, SearchResult, checked_solutions
+from .base import BackendError, SearchResult, checked_solutions, no_grids, stopped
 
 __all__ = [
     "BATCH_SOLVER",
@@ -112,23 +116,53 @@ class PysatBackend:
         self.amo = amo
         self.name = f"pysat:{solver}"
 
-    def encode(self, puzzle: Grid) -> SudokuCnf:
-        """The CNF model this backend solves."""
-        return encode_cnf(puzzle, self.encoding, self.amo)
+    def encode(self, puzzle: Grid, deadline: Deadline | None = None) -> SudokuCnf:
+        """The CNF model this backend solves (``BackendError`` when it cannot fit in memory)."""
+        try:
+            return encode_cnf(puzzle, self.encoding, self.amo, deadline=deadline, use="solve")
+        except ModelTooLarge as error:
+            raise BackendError(f"{self.name}: {error}") from None
 
     def search(
         self, puzzle: Grid, limit: int = 1, time_limit: float | None = None, keep: bool = True
     ) -> SearchResult:
         """Find up to ``limit`` solutions with the chosen solver."""
         deadline = Deadline(time_limit)
-        cnf = self.encode(puzzle)
+        try:
+            cnf = self.encode(puzzle, deadline)
+        except TimeLimitReached as stop:
+            return stopped(puzzle.n, str(stop))
         stats: dict[str, float | int] = {"variables": cnf.n_vars, "clauses": cnf.n_clauses}
         if cnf.contradiction:
             return SearchResult(np.zeros((0, puzzle.n, puzzle.n), np.int16), True, stats=stats)
-        with Solver(name=self.solver, bootstrap_with=cnf.clauses()) as solver:
+        with Solver(name=self.solver) as solver:
+            try:
+                _load_clauses(solver, cnf, deadline)
+            except TimeLimitReached as stop:
+                return stopped(puzzle.n, str(stop), stats)
             found, complete, reason = _enumerate(solver, cnf.varmap, limit, deadline)
             stats.update(solver.accum_stats() or {})
         return _result(puzzle, found, complete, reason, keep, self.name, stats)
+
+
+_FREE_SECONDS = 1.2e-7
+"""Seconds to free one loaded clause when the solver is deleted (CaDiCaL 1.9.5; others take less)."""
+
+
+def _load_clauses(solver: Solver, cnf: SudokuCnf, deadline: Deadline) -> None:
+    """Give a solver every clause of ``cnf``, a chunk at a time, within the deadline ("encoding").
+
+    Loading stops while there is still time to free what was loaded (a few million clauses take
+    a few tenths of a second to delete).
+    """
+    clauses = cnf.clauses()
+    loaded = 0
+    while chunk := list(itertools.islice(clauses, 1 << 16)):
+        left = deadline.remaining()
+        if left is not None and left <= loaded * _FREE_SECONDS:
+            raise TimeLimitReached("encoding")
+        solver.append_formula(chunk)
+        loaded += len(chunk)
 
 
 class PysatBatchBackend(PysatBackend):
@@ -151,7 +185,7 @@ class PysatBatchBackend(PysatBackend):
         self._batch: BatchPysat | None = None
 
     def search_many(
-        self, puzzles: Sequence[Grid], limit: int = 1, time_limit: float | None = None
+        self, puzzles: Sequence[Grid], limit: int = 1, time_limit: float | Deadline | None = None
     ) -> list[SearchResult]:
         """One checked result per puzzle, in order (see ``BatchPysat.search_many``)."""
         if self._batch is None:
@@ -219,7 +253,10 @@ class IncrementalPysat:
             raise BackendError(f"incremental solver is for {self.geometry.box_label} boxes")
         deadline = Deadline(time_limit)
         if placed is None:
-            state = propagate(puzzle)
+            try:
+                state = propagate(puzzle, deadline=deadline)
+            except TimeLimitReached as stop:
+                return stopped(puzzle.n, str(stop))
             if state.contradiction[0]:
                 return _result(puzzle, [], True, None, keep, self.name, {})
             placed = state.values[0]
@@ -263,8 +300,32 @@ class _CompactBatch:
 
 
 def _count_last(flags: np.ndarray) -> np.ndarray:
-    """Number of True along the last axis, as int64 (a matrix product: numpy's sum is slow there)."""
+    """Number of True along the last axis, as int64.
+
+    A matrix product for short axes (numpy's sum is slow there); ``count_nonzero`` for long ones,
+    where the int64 copy the product needs would cost more than the count.
+    """
+    if flags.shape[-1] > 64:
+        return np.count_nonzero(flags, axis=-1).astype(np.int64, copy=False)
     return np.asarray(flags.astype(np.int64) @ np.ones(flags.shape[-1], dtype=np.int64))
+
+
+def _peer_sums(geometry: Geometry, counts: np.ndarray) -> np.ndarray:
+    """(B, n*n) int64: for each cell, the sum of ``counts`` over its peers (row, column and box).
+
+    Over the union of the three units: row + column + box, less the row's and the column's
+    segments in the box (counted twice), less the cell itself.  Reshaped sums, no peer table.
+    """
+    p, q, n = geometry.p, geometry.q, geometry.n
+    batch = counts.shape[0]
+    grid = counts.reshape(batch, n, n).astype(np.int64)  # (B, row, column)
+    bands = grid.reshape(batch, q, p, p, q)  # [band, row in band, stack, column in stack]
+    box = bands.sum(axis=(2, 4), keepdims=True)
+    row_segment = bands.sum(axis=4, keepdims=True)
+    column_segment = bands.sum(axis=2, keepdims=True)
+    inside = box - row_segment - column_segment  # the box's other cells, less the cell once
+    total = grid.sum(axis=2, keepdims=True) + grid.sum(axis=1, keepdims=True) + inside.reshape(batch, n, n)
+    return (total - grid).reshape(batch, n * n)
 
 
 def _compact_batch(
@@ -273,8 +334,11 @@ def _compact_batch(
     candidates: np.ndarray,
     box_clauses: bool = False,
     ranked: bool = True,
+    deadline: Deadline | None = None,
 ) -> _CompactBatch:
     """Number the open candidates of each puzzle and list its cell and unit groups, all puzzles at once.
+
+    ``deadline`` is checked between steps ("encoding").
 
     Numbering (``ranked``): cells by decreasing candidate count, ties by increasing sum of the
     peers' counts, then by index; digits in order (else plain cell order).  Minisat-family
@@ -288,12 +352,13 @@ def _compact_batch(
     if batch == 0:
         nothing = np.zeros(0, dtype=np.int64)
         return _CompactBatch([], np.zeros(1, dtype=np.int64), nothing, nothing)
+    clock = deadline or Deadline()
     open_cand = candidates & (values == 0)[:, :, None]
     counts = _count_last(open_cand)
     if ranked:
-        peers = geometry.peers()
-        degree = counts[:, peers].sum(axis=2, dtype=np.int64)
-        key = degree - counts.astype(np.int64) * (n * peers.shape[1] + 1)
+        degree = _peer_sums(geometry, counts)
+        peers = 3 * n - geometry.p - geometry.q - 1  # 2(n-1) on the lines, (p-1)(q-1) more in the box
+        key = degree - counts.astype(np.int64) * (n * peers + 1)
         order = np.argsort(key, axis=1, kind="stable")
     else:
         order = np.broadcast_to(np.arange(n * n), (batch, n * n))
@@ -304,6 +369,7 @@ def _compact_batch(
     rows, pos = np.nonzero(in_order)
     var_offset = np.zeros(batch + 1, dtype=np.int64)
     np.cumsum(in_order.sum(axis=1), out=var_offset[1:])
+    clock.check("encoding")
     by_unit = index[:, geometry.units].transpose(0, 1, 3, 2).reshape(batch, 3, n * n, n)
     if box_clauses:
         tables = [(True, np.concatenate([index, by_unit.reshape(batch, -1, n)], axis=1))]
@@ -312,6 +378,7 @@ def _compact_batch(
         tables = [(True, lines), (False, by_unit[:, 2])]
     blocks = []
     for exactly, table in tables:
+        clock.check("encoding")
         present = table > 0
         widths = _count_last(present).ravel()
         literals = np.compress(present.ravel(), table)  # every group's variables, puzzle by puzzle
@@ -321,6 +388,7 @@ def _compact_batch(
             chosen = per_puzzle == width
             if (width == 1 and not exactly) or not chosen.any():
                 continue
+            clock.check("encoding")
             offsets = np.zeros(batch + 1, dtype=np.int64)
             np.cumsum(chosen.sum(axis=1), out=offsets[1:])
             block = literals[starts[chosen.ravel()][:, None] + np.arange(width)]
@@ -328,12 +396,13 @@ def _compact_batch(
     return _CompactBatch(blocks, var_offset, order[rows, pos // n], pos % n)
 
 
-def _load(oracle: Any, compact: _CompactBatch, row: int, native_amo: bool) -> None:
+def _load(oracle: Any, compact: _CompactBatch, row: int, native_amo: bool, deadline: Deadline) -> None:
     """Give a fresh solver the groups of puzzle ``row``: a clause (exactly-one groups) and an at-most-one.
 
     At most one is a native cardinality constraint when the solver has them, else pairwise
     clauses.  For Minicard the constraints go straight to pysat's own C functions, sparing two
-    Python wrapper calls per constraint (about 5% of the batch time).
+    Python wrapper calls per constraint (about 5% of the batch time).  The deadline is checked
+    between blocks ("encoding").
     """
     handle = getattr(oracle, "minicard", None) if native_amo else None
     if handle is not None:
@@ -341,6 +410,7 @@ def _load(oracle: Any, compact: _CompactBatch, row: int, native_amo: bool) -> No
 
         add_cl, add_am = pysolvers.minicard_add_cl, pysolvers.minicard_add_am
         for width, exactly, groups, offsets in compact.blocks:
+            deadline.check("encoding")
             part = groups[offsets[row] : offsets[row + 1]]
             if width == 1:
                 for group in part:
@@ -355,6 +425,7 @@ def _load(oracle: Any, compact: _CompactBatch, row: int, native_amo: bool) -> No
         return
     add_clause = oracle.add_clause
     for width, exactly, groups, offsets in compact.blocks:
+        deadline.check("encoding")
         part = groups[offsets[row] : offsets[row + 1]]
         if exactly:
             for group in part:
@@ -405,14 +476,17 @@ class BatchPysat:
         self.stats: dict[str, int] = {"puzzles": 0, "solver_calls": 0, "conflicts": 0}
 
     def search_many(
-        self, puzzles: Sequence[Grid], limit: int = 1, time_limit: float | None = None
+        self, puzzles: Sequence[Grid], limit: int = 1, time_limit: float | Deadline | None = None
     ) -> list[SearchResult]:
         """Up to ``limit`` checked solutions of each puzzle (any geometries), in order.
 
-        ``time_limit`` applies to each puzzle.  Each result carries its ``seconds``: its solve
-        time plus a share of the batch's propagation, encoding and checking.  Propagation finds
-        clashing givens: those puzzles are unsatisfiable.  A puzzle whose solution fails the
-        checker gets a result without solutions, not complete, the checker's verdict as reason.
+        ``time_limit`` in seconds applies to each puzzle: its solve and its share of the batch's
+        propagation and encoding (which may take the sum of the shares; past it, every puzzle of
+        the batch is unknown, "time limit reached during propagation"); a ``Deadline`` is one
+        budget for the whole call.  Each result carries its ``seconds``: its solve time plus a
+        share of the batch's propagation, encoding and checking.  Propagation finds clashing
+        givens: those puzzles are unsatisfiable.  A puzzle whose solution fails the checker gets a
+        result without solutions, not complete, the checker's verdict as reason.
 
         The cyclic garbage collector is paused meanwhile: loading allocates a few hundred
         short-lived lists per puzzle, all freed by reference counting, and the collector's
@@ -438,25 +512,43 @@ class BatchPysat:
         return [answer for answer in answers if answer is not None]
 
     def _search_part(
-        self, geometry: Geometry, puzzles: Sequence[Grid], limit: int, time_limit: float | None
+        self,
+        geometry: Geometry,
+        puzzles: Sequence[Grid],
+        limit: int,
+        time_limit: float | Deadline | None,
     ) -> list[SearchResult]:
         start = time.perf_counter()
         n = geometry.n
+        if isinstance(time_limit, Deadline):
+            shared = time_limit
+        else:  # the shared phases may spend every puzzle's share
+            shared = Deadline(None if time_limit is None else time_limit * len(puzzles))
         givens = np.stack([p.values.reshape(-1) for p in puzzles])
-        state = propagate_batch(geometry, givens, **self.rules)
-        values, dead = state.values, state.contradiction
-        todo = np.flatnonzero(~dead & (values == 0).any(axis=1))
-        forced = np.flatnonzero(~dead & (values != 0).all(axis=1))  # propagation placed every digit
-        compact = _compact_batch(
-            geometry, values[todo], state.candidates[todo], self.box_clauses, self.ranked
-        )
-        seconds = np.full(len(puzzles), (time.perf_counter() - start) / len(puzzles))
+        try:
+            state = propagate_batch(geometry, givens, **self.rules, deadline=shared)
+            values, dead = state.values, state.contradiction
+            todo = np.flatnonzero(~dead & (values == 0).any(axis=1))
+            forced = np.flatnonzero(~dead & (values != 0).all(axis=1))  # propagation placed every digit
+            shared.check("encoding")
+            compact = _compact_batch(
+                geometry, values[todo], state.candidates[todo], self.box_clauses, self.ranked, shared
+            )
+        except TimeLimitReached as stop:
+            share = (time.perf_counter() - start) / len(puzzles)
+            return [SearchResult(no_grids(n), False, reason=str(stop), seconds=share) for _ in puzzles]
+        share = (time.perf_counter() - start) / len(puzzles)
+        seconds = np.full(len(puzzles), share)
         models: list[list[list[int]]] = [[] for _ in puzzles]
         complete = np.ones(len(puzzles), dtype=bool)
         reasons: list[str | None] = [None] * len(puzzles)
         for row, b in enumerate(todo.tolist()):
             t0 = time.perf_counter()
-            models[b], complete[b], reasons[b] = self._solve_one(compact, row, limit, Deadline(time_limit))
+            if isinstance(time_limit, Deadline):
+                deadline = time_limit
+            else:  # the puzzle's own budget, less its share of the shared phases
+                deadline = Deadline(time_limit, began=time.monotonic() - share)
+            models[b], complete[b], reasons[b] = self._solve_one(compact, row, limit, deadline)
             seconds[b] += time.perf_counter() - t0
         t0 = time.perf_counter()
         decoded, decoded_owner = self._decode(compact, todo, values, models)
@@ -498,7 +590,10 @@ class BatchPysat:
         """Models (true literals only) of one puzzle of the batch: (models, complete, reason)."""
         oracle = self._factory()
         try:
-            _load(oracle, compact, row, self._native_amo)
+            try:
+                _load(oracle, compact, row, self._native_amo, deadline)
+            except TimeLimitReached as stop:
+                return [], False, str(stop)
             found: list[list[int]] = []
             while len(found) < limit:
                 self.stats["solver_calls"] += 1

@@ -14,10 +14,12 @@ import argparse
 import os
 import signal
 import sys
+import time
 from collections.abc import Sequence
 
 from ..errors import SudokuCpError, is_interrupt
 from ..formats import SYMBOLS
+from ..limits import process_started
 from . import common, count, decode, encode, example, nishio, reduce, solve, verify
 from .common import EXIT_BAD_INPUT, EXIT_CODES_HELP, CliError, worst_exit
 
@@ -78,6 +80,7 @@ def _quiet_broken_pipe() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``sudoku-cp`` with ``argv`` (default: the process arguments) and return the exit code."""
+    started = process_started() if argv is None else time.monotonic()  # where a time limit counts from
     arguments = list(sys.argv[1:] if argv is None else argv)
     if argv is None:
         signal.signal(signal.SIGINT, common.Sigint.handle)
@@ -94,6 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             names = ", ".join(module.__name__.rpartition(".")[2] for module in _COMMANDS)
             common.error(f"choose a command: {names}")
             return EXIT_BAD_INPUT
+        args.started = started
         code: int = args.run(args)
         sys.stdout.flush()
         return code

@@ -122,13 +122,15 @@ def _jobs(requested: int) -> int:
 def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp solve``; return the exit code."""
     from ..api import solve_items
+    from ..limits import Deadline
 
+    # One puzzle: its time limit covers the whole command, from the process start (reading included).
+    clock = Deadline(args.time_limit, began=getattr(args, "started", None))
     items, name = common.load_puzzles(args)
     options = common.backend_options(args)  # checks --solver-cmd's program before any solving
     backend_name = options.name
-    results = solve_items(
-        items, options, unique=args.unique, time_limit=args.time_limit, jobs=_jobs(args.jobs)
-    )
+    time_limit = clock if len(items) == 1 and args.time_limit is not None else args.time_limit
+    results = solve_items(items, options, unique=args.unique, time_limit=time_limit, jobs=_jobs(args.jobs))
     if len(items) == 1 and not args.json:
         common.item_grid(items[0], name, args.puzzle)  # an unreadable puzzle is an error, not a status
         result = next(iter(results))

@@ -266,7 +266,7 @@ def _case_marks(size: int, limit: float, backend: str) -> list[pytest.MarkDecora
     if (size, limit, backend) == (400, 2.0, "dlx"):
         marks.append(
             pytest.mark.xfail(
-                reason="native/dlx.py: its input check (np.unique, 1.6 s here) and first chunk of "
+                reason="native/dlx.py: its input check and first chunk of "
                 "2000 nodes (1 s with numba's cache load) run before it looks at the clock",
                 strict=False,
             )

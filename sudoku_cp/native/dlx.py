@@ -42,6 +42,7 @@ _DONE, _LIMIT = 0, 1
 _BUFFER_SOLUTIONS, _BUFFER_VALUES = 8192, 1 << 19
 _MIN_BUDGET, _MAX_BUDGET = 500, 50_000_000
 _CHUNK_SECONDS = 0.02
+_FIRST_CHUNK_ENTRIES = 20_000_000  # first chunk: this many option entries / entries of the model
 
 
 class Links(NamedTuple):
@@ -437,12 +438,17 @@ def solve_exact_cover(
     counts = np.bincount(items, minlength=n_items).astype(np.int64)
     if (counts == 0).any():
         return ExactCoverResult(Covers.empty(), complete=True, timed_out=False, nodes=0, count=0)
+    if deadline.expired():  # the time went on building the model: do not load the search at all
+        return ExactCoverResult(Covers.empty(), complete=False, timed_out=True, nodes=0, count=0)
     links = _links(indptr, items, owner, counts)
     choice = np.zeros(max(n_items, 1), dtype=np.int64)
     state = np.zeros(6, dtype=np.int64)
     out = _Output(keep, limit, max(n_items, 1), state)
     step = partial(_search, links, choice, state, limit, keep, out.vals, out.ptr)
-    clock = ChunkBudget(deadline, 2_000, _MIN_BUDGET, _MAX_BUDGET, _CHUNK_SECONDS)
+    # A node costs about the size of the columns it covers: on a 400x400 grid 2,000 nodes take a
+    # second, so the first chunk (and the smallest) shrink with the model before the pace is known.
+    first = int(min(2_000, max(8, _FIRST_CHUNK_ENTRIES // max(len(items), 1))))
+    clock = ChunkBudget(deadline, first, min(_MIN_BUDGET, first), _MAX_BUDGET, _CHUNK_SECONDS)
     status, timed_out = clock.run(step, out.drain if keep else None)
     return ExactCoverResult(
         out.covers(),

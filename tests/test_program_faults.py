@@ -16,6 +16,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -98,30 +99,42 @@ for _ in range(256):
 """
 
 
+def _high_water(pid: int) -> int:
+    """The peak resident bytes of a running process so far (VmHWM), or 0 once it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
 def run_measured(*argv: str) -> tuple[int, str, int, float]:
     """(exit code, stdout, peak resident bytes, seconds) of a real ``sudoku-cp`` process.
 
-    The peak is the kernel's maximum resident set size of that process and the children it
-    waited for (the flooding program among them), read from ``wait4`` of that one process.
+    The peak is the process's own high-water mark (VmHWM), sampled until it exits: ru_maxrss would
+    also count the image of this test process, which a spawned child shares until its exec (over a
+    GB late in a full run).
     """
     start = time.monotonic()
-    # posix_spawn, not fork: a forked child's resident set starts as a copy of this test process
-    # (over a GB late in a full run), and ru_maxrss would count that image before the exec.
-    read_end, write_end = os.pipe()
-    actions = [
-        (os.POSIX_SPAWN_DUP2, write_end, 1),
-        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
-        (os.POSIX_SPAWN_CLOSE, read_end),
-    ]
-    pid = os.posix_spawn(
-        sys.executable, [sys.executable, "-m", "sudoku_cp", *argv], os.environ, file_actions=actions
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sudoku_cp", *argv],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
     )
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as stream:
-        out = stream.read().decode()
-    _, status, usage = os.wait4(pid, 0)
-    return os.waitstatus_to_exitcode(status), out, usage.ru_maxrss * 1024, time.monotonic() - start
+    chunks: list[bytes] = []
+    reader = threading.Thread(target=lambda: chunks.append(process.stdout.read() if process.stdout else b""))
+    reader.start()
+    peak = 0
+    time.sleep(0.05)  # past the exec: the sample is of sudoku-cp's own memory
+    while process.poll() is None:
+        peak = max(peak, _high_water(process.pid))
+        time.sleep(0.01)
+    reader.join()
+    return process.returncode, b"".join(chunks).decode(), peak, time.monotonic() - start
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in KiB is Linux's")

@@ -262,16 +262,7 @@ BIG_CASES = [
 
 
 def _case_marks(size: int, limit: float, backend: str) -> list[pytest.MarkDecorator]:
-    marks = [pytest.mark.slow]
-    if (size, limit, backend) == (400, 2.0, "dlx"):
-        marks.append(
-            pytest.mark.xfail(
-                reason="native/dlx.py: its input check and first chunk of "
-                "2000 nodes (1 s with numba's cache load) run before it looks at the clock",
-                strict=False,
-            )
-        )
-    return marks
+    return [pytest.mark.slow]
 
 
 @pytest.mark.parametrize(

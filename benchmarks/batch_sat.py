@@ -38,7 +38,8 @@ import numpy as np
 from common import machine
 
 from sudoku_cp.api import BackendOptions, solve_items
-from sudoku_cp.backends.pysat_backend import BatchPysat, IncrementalPysat
+from sudoku_cp.backends.pysat_backend import IncrementalPysat
+from sudoku_cp.backends.pysat_batch import BatchPysat
 from sudoku_cp.formats import PuzzleItem, parse_puzzles
 from sudoku_cp.grid import Grid
 from sudoku_cp.propagation import propagate_batch

@@ -283,7 +283,7 @@ def test_batch_engine_time_limit_gives_unknown_never_unsat() -> None:
 
 
 def test_batch_engine_reports_a_wrong_answer_as_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sudoku_cp.backends.pysat_backend import BatchPysat
+    from sudoku_cp.backends.pysat_batch import BatchPysat
 
     def liar(
         compact: object, todo: np.ndarray, values: np.ndarray, models: object
@@ -355,7 +355,7 @@ def test_all_backends_agree_on_whole_shared_9x9_corpora(file: str) -> None:
 
 
 def test_peer_sums_equal_the_sums_over_the_peer_table() -> None:
-    from sudoku_cp.backends.pysat_backend import _peer_sums
+    from sudoku_cp.backends.pysat_batch import _peer_sums
 
     rng = np.random.default_rng(0)
     for shape in [(2, 2), (2, 3), (3, 2), (3, 3), (3, 4), (4, 3), (2, 5), (5, 5)]:

@@ -63,7 +63,8 @@ def make_backend(
             from .program_backend import ProgramBackend
 
             return ProgramBackend(solver_cmd, encoding=cnf_encoding, amo=amo_encoding, trust=trust_solver)
-        from .pysat_backend import BATCH_SOLVER, DEFAULT_SOLVER, PysatBackend, PysatBatchBackend
+        from .pysat_backend import BATCH_SOLVER, DEFAULT_SOLVER, PysatBackend
+        from .pysat_batch import PysatBatchBackend
 
         if encoding is not None:  # a chosen CNF model: puzzle by puzzle
             return PysatBackend(variant or DEFAULT_SOLVER, cnf_encoding, amo_encoding)

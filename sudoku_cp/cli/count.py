@@ -45,11 +45,14 @@ def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp count``; return the exit code."""
     from ..api import count_solutions
     from ..backends.base import BackendError
+    from ..limits import Deadline
 
+    # The time limit covers the whole command, from the process start (reading included).
+    clock = Deadline(args.time_limit, began=getattr(args, "started", None))
     puzzle, _ = common.one_puzzle(args, "count")
     backend = common.backend_options(args, COUNT_BACKEND).make()
     try:
-        result = count_solutions(puzzle, backend, limit=args.limit, time_limit=args.time_limit)
+        result = count_solutions(puzzle, backend, limit=args.limit, time_limit=clock)
     except BackendError as problem:  # a solver that failed gave no count: unknown, not bad input
         raise CliError(str(problem), EXIT_UNKNOWN) from None
     if result.exact:

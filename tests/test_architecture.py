@@ -25,6 +25,7 @@ FLOORS: dict[str, int] = {
     "formats": 0,
     "svg": 0,
     "process": 0,
+    "executor": 0,
     # models (and the candidates they start from)
     "propagation": 1,
     "cnf": 1,

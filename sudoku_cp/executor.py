@@ -1,0 +1,348 @@
+"""Where batch work runs: in this process, in local worker processes, or on a Dask cluster.
+
+Every batch command cuts its input into chunks (hundreds of 9x9 puzzles, one big puzzle, one run
+of a sweep) and hands them, with a function that turns a chunk into its results, to
+``run_ordered``.  The results come back in input order whatever finishes first, so a command
+prints a batch the same way on one core, on ``--jobs N`` local processes and on a cluster:
+
+* ``Executor()`` (the default) runs each chunk here, one after the other;
+* ``Executor(jobs=N)`` runs them in N worker processes of this machine (forked, so the workers
+  inherit what this process loaded);
+* ``Executor(cluster="local")`` starts a Dask ``LocalCluster`` sized to the machine (one worker
+  process per core, one thread each); ``Executor(cluster="tcp://host:8786")`` joins a running Dask
+  scheduler.  Dask (``pip install 'sudoku_cp[dask]'``) is imported only then.
+
+Nothing is lost: at most ``window`` chunks are out at once and a small reorder buffer holds the
+ones that finish early, so memory does not grow with the input.  A chunk whose run kills its
+worker is run again (Dask reschedules it; the local pool is restarted); a chunk that kills
+workers ``attempts`` times, or whose function raises, gets the results of ``crashed`` (one per
+item, naming the failure) instead of stopping the batch.  A worker setup function (the backend
+made once per worker process) runs once per process on every executor.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import pickle
+import signal
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from .errors import SudokuCpError
+
+__all__ = ["DEFAULT_ATTEMPTS", "ClusterError", "Executor", "Work", "run_ordered"]
+
+C = TypeVar("C")  # a chunk
+R = TypeVar("R")  # one item's result
+
+#: Runs of one chunk that may end with its worker's death before its items are reported as crashes.
+DEFAULT_ATTEMPTS = 3
+
+
+class ClusterError(SudokuCpError):
+    """A cluster that cannot be used: Dask missing, a scheduler that does not answer."""
+
+
+@dataclass(frozen=True)
+class Work(Generic[C, R]):
+    """A batch job: ``run(chunk)`` gives the chunk's results, ``crashed(chunk, why)`` one result per
+    item of a chunk that could not be run; ``setup(*setup_args)`` prepares a worker process once.
+
+    All three must be module-level functions (they travel to other processes by name).
+    """
+
+    run: Callable[[C], list[R]]
+    crashed: Callable[[C, str], list[R]]
+    setup: Callable[..., None] | None = None
+    setup_args: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class Executor:
+    """Where chunks run: ``jobs`` local processes (1: this process), or a Dask ``cluster``
+    ("local" or a scheduler address), with at most ``window`` chunks out at once (default: two
+    per worker, plus one) and ``attempts`` runs of a chunk that kills its worker."""
+
+    jobs: int = 1
+    cluster: str | None = None
+    window: int | None = None
+    attempts: int = DEFAULT_ATTEMPTS
+
+    @property
+    def parallel(self) -> bool:
+        """True when chunks run outside this process."""
+        return self.cluster is not None or self.jobs > 1
+
+    def describe(self) -> str:
+        """'this process', '4 local processes' or 'Dask cluster tcp://...'."""
+        if self.cluster is not None:
+            return f"Dask cluster {self.cluster}"
+        return "this process" if self.jobs <= 1 else f"{self.jobs} local processes"
+
+
+def run_ordered(
+    work: Work[C, R],
+    chunks: Iterable[C],
+    executor: Executor | None = None,
+    *,
+    notice: Callable[[str], None] | None = None,
+) -> Iterator[R]:
+    """Every chunk's results, in chunk order, run where ``executor`` says.
+
+    ``notice`` receives one-line messages for the user (the Dask dashboard address).  Closing the
+    iterator early (Ctrl-C, a consumer that stops) cancels what is still out and stops the workers.
+    """
+    executor = executor or Executor()
+    if executor.cluster is not None:
+        # Connect now: a missing Dask or a scheduler that does not answer is an error before any work.
+        client, cluster = _client(executor, notice)
+        return _run_dask(work, chunks, executor, client, cluster)
+    if executor.jobs > 1:
+        return _run_local(work, chunks, executor)
+    return _run_here(work, chunks)
+
+
+def _run_here(work: Work[C, R], chunks: Iterable[C]) -> Iterator[R]:
+    if work.setup is not None:
+        _prepare(work.setup, work.setup_args)
+    for chunk in chunks:
+        yield from _guarded(work, chunk)
+
+
+def _guarded(work: Work[C, R], chunk: C) -> list[R]:
+    """The chunk's results, or its crash results when the function raised (not on interrupts)."""
+    try:
+        return work.run(chunk)
+    except (KeyboardInterrupt, SystemExit, MemoryError):
+        raise
+    except Exception as problem:  # a bug in one chunk must not lose the rest of the batch
+        return work.crashed(chunk, f"{type(problem).__name__}: {problem}")
+
+
+# ------------------------------------------------------------------------------ worker processes
+
+_prepared: set[bytes] = set()  # the setups already run in this process
+
+
+def _prepare(setup: Callable[..., None], args: tuple[Any, ...]) -> None:
+    key = pickle.dumps((setup.__module__, setup.__qualname__, args))
+    if key not in _prepared:
+        setup(*args)
+        _prepared.add(key)
+
+
+def _remote(work: Work[C, R], chunk: C) -> list[R]:
+    """What a worker runs: the setup once per process, then the chunk."""
+    if work.setup is not None:
+        _prepare(work.setup, work.setup_args)
+    return _guarded(work, chunk)
+
+
+def _quiet_worker() -> None:
+    # Ctrl-C reaches the whole process group: the parent stops the workers, they stay quiet.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _window(executor: Executor, workers: int) -> int:
+    return max(1, executor.window if executor.window is not None else 2 * workers + 1)
+
+
+class _Reorder(Generic[C, R]):
+    """Chunks numbered as they go out; results released in number order."""
+
+    def __init__(self, chunks: Iterable[C]) -> None:
+        self.source = enumerate(chunks)
+        self.sent = 0  # chunks handed out
+        self.next = 0  # the next chunk whose results are due
+        self.ready: dict[int, list[R]] = {}
+        self.exhausted = False
+
+    def take(self) -> tuple[int, C] | None:
+        """The next chunk to send, or None when there is none left."""
+        if self.exhausted:
+            return None
+        item = next(self.source, None)
+        if item is None:
+            self.exhausted = True
+            return None
+        self.sent += 1
+        return item
+
+    def release(self, number: int, results: list[R]) -> Iterator[R]:
+        """Store a chunk's results; yield every result now due, in order."""
+        self.ready[number] = results
+        while self.next in self.ready:
+            yield from self.ready.pop(self.next)
+            self.next += 1
+
+    @property
+    def out(self) -> int:
+        """Chunks handed out whose results have not been released yet."""
+        return self.sent - self.next
+
+
+def _run_local(work: Work[C, R], chunks: Iterable[C], executor: Executor) -> Iterator[R]:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    context = multiprocessing.get_context(
+        "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    )
+    order: _Reorder[C, R] = _Reorder(chunks)
+    limit = _window(executor, executor.jobs)
+    pending: dict[Future[list[R]], tuple[int, C]] = {}
+    # A dead worker breaks the whole pool and every chunk out with it: those chunks become
+    # suspects and run again one at a time, so a death is charged to the chunk that caused it.
+    suspects: list[tuple[int, C]] = []
+    deaths: dict[int, int] = {}
+
+    def start() -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(executor.jobs, mp_context=context, initializer=_quiet_worker)
+
+    pool = start()
+    try:
+        while True:
+            if suspects:
+                if not pending:
+                    item = suspects.pop(0)
+                    pending[pool.submit(_remote, work, item[1])] = item
+            else:
+                while len(pending) < limit and order.out < limit:
+                    item = order.take()  # type: ignore[assignment]
+                    if item is None:
+                        break
+                    pending[pool.submit(_remote, work, item[1])] = item
+            if not pending:
+                return
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+            broken: list[tuple[int, C]] = []
+            for future in done:
+                number, chunk = pending.pop(future)
+                try:
+                    results = future.result()
+                except BrokenProcessPool:
+                    broken.append((number, chunk))
+                    continue
+                yield from order.release(number, results)
+            if not broken:
+                continue
+            broken += list(pending.values())  # the rest of the pool's work is lost too
+            pending.clear()
+            _stop(pool)
+            pool = start()
+            if len(broken) == 1:  # alone in the pool: this chunk killed its worker
+                number, chunk = broken[0]
+                deaths[number] = deaths.get(number, 0) + 1
+                if deaths[number] >= executor.attempts:
+                    why = f"worker process died {deaths[number]} times running this chunk"
+                    yield from order.release(number, work.crashed(chunk, why))
+                    continue
+            suspects[:0] = sorted(broken, key=lambda item: item[0])
+    finally:
+        _stop(pool)
+
+
+def _stop(pool: Any) -> None:
+    """Stop a process pool now: cancel what waits, kill the workers (they may be mid-chunk)."""
+    processes = list(getattr(pool, "_processes", {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.kill()
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(1.0)
+
+
+# ------------------------------------------------------------------------------------------ Dask
+
+
+def _client(executor: Executor, notice: Callable[[str], None] | None) -> tuple[Any, Any]:
+    """A Dask client (and the LocalCluster it owns, or None) for ``executor.cluster``."""
+    try:
+        import dask
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ClusterError(
+            "--cluster needs Dask: pip install 'sudoku_cp[dask]' (or dask[distributed])"
+        ) from None
+    dask.config.set({"distributed.scheduler.allowed-failures": max(0, executor.attempts - 1)})
+    cluster = None
+    try:
+        if executor.cluster == "local":
+            cluster = LocalCluster(
+                n_workers=os.cpu_count() or 1,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+                silence_logs=50,  # logging.CRITICAL: worker restarts are reported as results
+            )
+            client = Client(cluster)
+        else:
+            client = Client(executor.cluster, timeout=10)
+    except (OSError, TimeoutError, ValueError) as problem:
+        if cluster is not None:
+            cluster.close()
+        raise ClusterError(f"cannot reach Dask scheduler {executor.cluster}: {problem}") from None
+    if notice is not None:
+        link = getattr(client, "dashboard_link", None)
+        workers = len(client.scheduler_info().get("workers", {}))
+        notice(f"Dask: {workers} worker(s); dashboard {link}" if link else f"Dask: {workers} worker(s)")
+    return client, cluster
+
+
+def _run_dask(
+    work: Work[C, R], chunks: Iterable[C], executor: Executor, client: Any, cluster: Any
+) -> Iterator[R]:
+    from distributed import as_completed
+
+    try:
+        threads = sum(client.nthreads().values()) or 1
+        limit = _window(executor, threads)
+        order: _Reorder[C, R] = _Reorder(chunks)
+        held: dict[int, C] = {}
+        flow = as_completed()
+        number_of: dict[str, int] = {}
+        counter = itertools.count()
+
+        def send() -> None:
+            while order.out < limit:
+                item = order.take()
+                if item is None:
+                    return
+                number, chunk = item
+                held[number] = chunk
+                # pure=False: a chunk sent twice (a resumed run) is computed, not served from memory.
+                future = client.submit(
+                    _remote, work, chunk, pure=False, key=f"chunk-{number}-{next(counter)}"
+                )
+                number_of[future.key] = number
+                flow.add(future)
+
+        send()
+        for future in flow:
+            number = number_of.pop(future.key)
+            chunk = held.pop(number)
+            if future.status == "error":
+                problem = future.exception()
+                why = (
+                    f"workers died {executor.attempts} times running this chunk"
+                    if type(problem).__name__ == "KilledWorker"
+                    else f"{type(problem).__name__}: {problem}"
+                )
+                results = work.crashed(chunk, why)
+            else:
+                results = future.result()
+            future.release()
+            yield from order.release(number, results)
+            send()
+    finally:
+        with contextlib.suppress(Exception):
+            client.close(timeout=2)
+        if cluster is not None:
+            with contextlib.suppress(Exception):
+                cluster.close(timeout=2)

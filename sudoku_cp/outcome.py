@@ -24,6 +24,9 @@ class Status(Enum):
     #: A deduction engine's rules make no more progress: no search was stopped and nothing was
     #: guessed, so this is neither unknown nor a claim about the solutions.
     STUCK = "stuck"
+    #: The work on this item killed its worker process again and again (or raised): no answer, and
+    #: the rest of the batch went on.
+    CRASH = "crash"
 
 
 #: The time limit stopped the engine before it answered.

@@ -96,6 +96,7 @@ STATUS_EXIT = {
     Status.UNKNOWN: EXIT_UNKNOWN,
     Status.INVALID: EXIT_BAD_INPUT,
     Status.STUCK: EXIT_UNKNOWN,
+    Status.CRASH: EXIT_UNKNOWN,
 }
 
 EXIT_CODES_HELP = """\
@@ -107,7 +108,7 @@ exit codes:
      option value, a solver command that cannot run, a model too big for memory, count with an
      incomplete backend (one line naming the problem and its place)
   3  unknown: a time limit was reached (the phase is named) or a solver program failed
-     (nishio --method all: two methods disagree)
+     (nishio --method all: two methods disagree); crash: an item killed its worker repeatedly
   4  verify: some solver's answer is wrong (see 'sudoku-cp verify --help')
   130 interrupted (Ctrl-C); what was written so far stays intact
   A batch exits with the most severe code over its puzzles, in the order 4 > 2 > 3 > 1 > 0."""

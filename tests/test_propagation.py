@@ -182,7 +182,7 @@ def test_a_batch_propagates_each_puzzle_as_if_alone(rules: dict[str, Any]) -> No
 
 
 def test_rows_columns_and_boxes_are_counted_in_the_units_order() -> None:
-    from sudoku_cp.propagation import _unit_digit_counts
+    from sudoku_cp.propagation.vectorized import _unit_digit_counts
 
     rng = np.random.default_rng(5)
     for shape in [(2, 3), (3, 2), (2, 5), (4, 3)]:

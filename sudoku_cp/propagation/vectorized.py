@@ -1,4 +1,4 @@
-"""Candidates and propagation, vectorized over a batch of puzzles of one geometry.
+"""Propagation in numpy passes over a whole batch: every candidate recomputed each round.
 
 Rules, applied to a fixpoint:
 
@@ -17,37 +17,23 @@ left, or two cells of one unit taking the same digit.  Every rule follows from t
 Sudoku without guessing, so a puzzle found contradictory has no solution, and every solution
 of a puzzle keeps all its digits among the candidates.
 
-This module serves the SAT batch path: whole batches at once, in numpy passes.  The native
-solvers (backtracking, ant colony) use ``sudoku_cp.native.propagation`` instead: one puzzle,
-uint64 candidate bitsets, only elimination and hidden singles, incremental after each fixed
-cell inside a numba search loop.
+Each round costs a pass over all B * n**3 candidates, whatever changed: cheap for batches of
+small grids (no compiled code, no numba import), slow on big grids that need thousands of
+rounds.  ``bitset`` reaches the same fixpoint with a work queue; the package's
+``propagate_batch`` chooses between the two.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 
-from .geometry import Geometry
-from .grid import Grid
-from .limits import Deadline, check_memory
+from ..geometry import Geometry
+from ..limits import Deadline, check_memory
+from .result import Propagation
 
-__all__ = ["Propagation", "candidates", "propagate", "propagate_batch"]
-
-
-@dataclass(frozen=True, slots=True)
-class Propagation:
-    """Placed digits and remaining candidates of a batch after propagation.
-
-    ``values``: (B, n*n) int16, 0 = still open; ``candidates``: (B, n*n, n) bool, digit d-1 in
-    column d-1 (a placed cell keeps exactly its digit); ``contradiction``: (B,) bool.
-    """
-
-    values: np.ndarray
-    candidates: np.ndarray
-    contradiction: np.ndarray
+__all__ = ["propagate_batch"]
 
 
 def _unit_digit_counts(geometry: Geometry, onehot: np.ndarray) -> np.ndarray:
@@ -262,23 +248,3 @@ def propagate_batch(
                 work[: int(changed.sum())] = c[changed]
         active = active[changed]
     return Propagation(values, cand, contradiction)
-
-
-def propagate(
-    grid: Grid,
-    *,
-    singles: bool = True,
-    locked: bool = False,
-    pairs: bool = False,
-    deadline: Deadline | None = None,
-) -> Propagation:
-    """Propagate one puzzle (a batch of one)."""
-    values = grid.values.reshape(1, -1)
-    return propagate_batch(
-        grid.geometry, values, singles=singles, locked=locked, pairs=pairs, deadline=deadline
-    )
-
-
-def candidates(grid: Grid, deadline: Deadline | None = None) -> np.ndarray:
-    """(n*n, n) bool: the digits each cell may take given the givens alone (a given keeps only itself)."""
-    return propagate(grid, singles=False, deadline=deadline).candidates[0]

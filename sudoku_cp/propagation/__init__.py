@@ -8,17 +8,21 @@ digit) proves the puzzle has no solution; every solution keeps its digits among 
 
 Two implementations reach the same fixpoint (same values, candidates and contradiction flag):
 
-* ``vectorized``: numpy passes over the whole batch, every candidate recomputed each round.  No
-  compiled code, so nothing heavy to import: the choice for small grids (``sudoku-cp solve`` of
-  a 9x9 must not load numba), for pairs, and for the givens-only candidates.
+* ``vectorized``: numpy rounds over the whole batch, every candidate recomputed each round.  No
+  compiled code, nothing heavy to import; a round costs about 2-4 ns per candidate (batch size
+  times n**3), and most puzzles need few rounds, but a big grid can need thousands.
 * ``bitset``: a numba kernel with a work queue that touches only what each elimination changes,
-  on bitsets of ceil(n/64) words per cell.  The choice from ``COMPILED_FROM_SIDE`` up (a 400x400
-  grid: about a second instead of a quarter of an hour), and for batches of at least
-  ``COMPILED_FROM_CANDIDATES`` candidates in all, where the kernel's speed repays loading numba.
+  on bitsets of ceil(n/64) words per cell (400x400: well under a second instead of a quarter of
+  an hour).  Loading it costs about 0.6-0.9 s of start-up (numba and its cached machine code).
 
-The dispatch depends on the rules, the grid side and the batch size only, never on the
-puzzles, and both implementations honour a ``limits.Deadline`` (``TimeLimitReached``,
-"propagation").
+``propagate_batch`` dispatches like a rent-or-buy choice: singles (and locked candidates) run
+numpy rounds while their work stays within ``VECTORIZED_WORK`` candidates visited, about what
+loading numba costs; the puzzles not finished by then go on in the compiled kernel from the
+digits placed so far (the fixpoint is the same), and a batch whose first round alone would pass
+the cap goes there at once.  So small grids and ordinary batches never load numba (``sudoku-cp
+solve`` of a 9x9 stays light), and no input pays more than about twice the better of the two.
+Pairs (``pairs=True``) and the givens-only candidates (``singles=False``) are numpy only.  Both
+implementations honour a ``limits.Deadline`` (``TimeLimitReached``, "propagation").
 
 The native searches (``sudoku_cp.native``) use their own one-word kernel,
 ``sudoku_cp.native.propagation``, inside their compiled loops.
@@ -35,25 +39,17 @@ from . import vectorized
 from .result import Propagation
 
 __all__ = [
-    "COMPILED_FROM_CANDIDATES",
-    "COMPILED_FROM_SIDE",
+    "VECTORIZED_WORK",
     "Propagation",
     "candidates",
     "propagate",
     "propagate_batch",
 ]
 
-#: Grids from this side up propagate in the compiled kernel (measured in benchmarks/propagation.py).
-COMPILED_FROM_SIDE = 16
-#: Batches of at least this many candidates (puzzles * n**3) propagate in the compiled kernel.
-COMPILED_FROM_CANDIDATES = 1 << 60
-
-
-def uses_compiled(n: int, batch: int, *, singles: bool, pairs: bool) -> bool:
-    """Whether ``propagate_batch`` takes the compiled kernel for ``batch`` puzzles of side ``n``."""
-    if not singles or pairs:
-        return False
-    return n >= COMPILED_FROM_SIDE or batch * n**3 >= COMPILED_FROM_CANDIDATES
+#: Candidates (puzzles still open times n**3, summed over rounds) that the numpy rounds may visit
+#: before the rest goes to the compiled kernel: about 0.5 s, what loading numba costs
+#: (measured in benchmarks/propagation.py).
+VECTORIZED_WORK = 1 << 27
 
 
 def propagate_batch(
@@ -75,13 +71,26 @@ def propagate_batch(
     """
     n = geometry.n
     values = np.asarray(values).reshape(-1, n * n)
-    if uses_compiled(n, values.shape[0], singles=singles, pairs=pairs):
+    if not singles or pairs:
+        rounds = vectorized.propagate_rounds(
+            geometry, values, singles=singles, locked=locked, pairs=pairs, deadline=deadline
+        )
+        return rounds[0]
+    if values.shape[0] * n**3 > VECTORIZED_WORK:
         from . import bitset  # numba: loaded only where it pays
 
         return bitset.propagate_batch(geometry, values, locked=locked, deadline=deadline)
-    return vectorized.propagate_batch(
-        geometry, values, singles=singles, locked=locked, pairs=pairs, deadline=deadline
+    state, left = vectorized.propagate_rounds(
+        geometry, values, locked=locked, deadline=deadline, max_work=VECTORIZED_WORK
     )
+    if left.size:
+        from . import bitset
+
+        rest = bitset.propagate_batch(geometry, state.values[left], locked=locked, deadline=deadline)
+        state.values[left] = rest.values
+        state.candidates[left] = rest.candidates
+        state.contradiction[left] = rest.contradiction
+    return state
 
 
 def propagate(

@@ -20,7 +20,8 @@ of a puzzle keeps all its digits among the candidates.
 Each round costs a pass over all B * n**3 candidates, whatever changed: cheap for batches of
 small grids (no compiled code, no numba import), slow on big grids that need thousands of
 rounds.  ``bitset`` reaches the same fixpoint with a work queue; the package's
-``propagate_batch`` chooses between the two.
+``propagate_batch`` chooses between the two, and may hand the puzzles left after a capped number
+of rounds (``max_work``) over to it.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from ..geometry import Geometry
 from ..limits import Deadline, check_memory
 from .result import Propagation
 
-__all__ = ["propagate_batch"]
+__all__ = ["propagate_rounds"]
 
 
 def _unit_digit_counts(geometry: Geometry, onehot: np.ndarray) -> np.ndarray:
@@ -147,7 +148,7 @@ def _pairs(geometry: Geometry, open_cand: np.ndarray) -> np.ndarray:
     return out
 
 
-def propagate_batch(
+def propagate_rounds(
     geometry: Geometry,
     values: np.ndarray,
     *,
@@ -155,8 +156,9 @@ def propagate_batch(
     locked: bool = False,
     pairs: bool = False,
     deadline: Deadline | None = None,
-) -> Propagation:
-    """Propagate a (B, n*n) stack of puzzles to a fixpoint of the chosen rules.
+    max_work: int | None = None,
+) -> tuple[Propagation, np.ndarray]:
+    """Propagate a (B, n*n) stack of puzzles by rounds, to a fixpoint of the chosen rules or ``max_work``.
 
     With ``singles=False`` only the givens eliminate (no other rule runs).  ``locked`` and
     ``pairs`` add locked candidates and naked/hidden pairs to the singles.  ``deadline`` is
@@ -164,6 +166,11 @@ def propagate_batch(
     second even on 400x400 grids): once spent, ``limits.TimeLimitReached`` ("propagation").  Tables
     that cannot fit in memory (about 4 bytes per puzzle, cell and digit) are refused first
     (``limits.ModelTooLarge``).
+
+    ``max_work`` caps the candidates visited (puzzles still active times n**3, summed over the
+    rounds): a round that would pass it is not started.  Returns the propagation and the indices
+    of the puzzles left unfinished (empty without a cap); the values of those are sound (placed
+    digits follow from the givens) but not yet a fixpoint, and their candidates are unset.
     """
     n = geometry.n
     values = np.array(values, dtype=np.int16).reshape(-1, n * n)
@@ -184,8 +191,12 @@ def propagate_batch(
         if deadline is not None:
             deadline.check("propagation")
 
+    spent = 0
     while active.size:
         check()
+        if max_work is not None and spent + active.size * n**3 > max_work:
+            return Propagation(values, cand, contradiction), active
+        spent += active.size * n**3
         size = active.size
         vals = values[active]
         c = work[:size]
@@ -247,4 +258,4 @@ def propagate_batch(
             else:
                 work[: int(changed.sum())] = c[changed]
         active = active[changed]
-    return Propagation(values, cand, contradiction)
+    return Propagation(values, cand, contradiction), active

@@ -42,7 +42,8 @@ from sudoku_cp.backends.base import Backend
 from sudoku_cp.backends.registry import make_backend
 from sudoku_cp.formats import parse_grid
 from sudoku_cp.grid import Grid
-from sudoku_cp.native.propagation import popcount, propagate_grid
+from sudoku_cp.native.propagation import propagate_grid
+from sudoku_cp.propagation.bitset import popcount
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "acs"
 RESULTS = Path(__file__).resolve().parent / "results"

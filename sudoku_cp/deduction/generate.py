@@ -39,9 +39,9 @@ from ..native.propagation import (
     fix,
     masks_to_values,
     new_scratch,
-    popcount,
     propagation_tables,
 )
+from ..propagation.bitset import popcount
 from .proof import StepProver
 from .rate import LEVELS, Rating, rate
 from .rules import Rule

@@ -37,6 +37,7 @@ import numpy as np
 
 from ..grid import Grid
 from ..limits import Deadline
+from ..propagation.bitset import popcount
 from . import NativeInputError
 from .chunks import BUDGET, ChunkBudget
 from .prng import seed_state, uniform
@@ -47,7 +48,6 @@ from .propagation import (
     fixed_count,
     masks_to_values,
     new_scratch,
-    popcount,
     propagate_grid,
     propagation_tables,
 )

@@ -14,10 +14,17 @@ first contradiction: a cell with no candidate, or a unit where a value has no pl
 lenient mode (the ant colony) an emptied cell is simply a failed cell and propagation goes on,
 because an ant keeps walking and is scored by the number of cells it managed to fix.
 
-How this differs from ``sudoku_cp.propagation``: that module propagates whole *batches* of
-puzzles at once with vectorized numpy passes (and more rules: locked candidates, pairs) before
-SAT solving.  This one works on a single puzzle inside the loops of the native solvers, where a
-fresh numpy pass per fixed cell would cost far more than the incremental numba kernel here.
+How this differs from ``sudoku_cp.propagation``: that package propagates whole puzzles and
+batches once, before a model is built (numpy rounds, or its compiled work-queue kernel
+``propagation.bitset`` on bitsets of any width, with counters per cell and per unit digit, for
+grids up to 4096x4096).  This kernel stays at one uint64 word per cell (so 64x64 at most) on
+purpose: its callers (the ant colony, the generator's search) keep one mask per cell in their
+own compiled loops, copy the whole mask array for every ant or branch, and read and write masks
+as single words (popcount, lowest bit, ``fix`` of one bit).  A multiword layout would change
+every one of those loops and make each copy W words per cell plus the counters; a single word
+and a unit rescan keep a branch's state to 8 bytes per cell, which is what those searches
+copy most.  The bit primitive they share with the package, ``popcount``, lives in
+``propagation.bitset``.
 """
 
 from __future__ import annotations
@@ -44,7 +51,6 @@ __all__ = [
     "initial_masks",
     "masks_to_values",
     "new_scratch",
-    "popcount",
     "propagate_grid",
     "propagate_masks",
     "propagation_tables",
@@ -103,15 +109,6 @@ def propagation_tables(geometry: Geometry) -> PropagationTables:
         np.ascontiguousarray(geometry.cell_units, dtype=np.int64),
         full,
     )
-
-
-@numba.njit(cache=True, inline="always")
-def popcount(x: np.uint64) -> int:  # pragma: no cover - compiled
-    """Number of set bits of a uint64 (SWAR, no branches)."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return int(np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56)))
 
 
 @numba.njit(cache=True, inline="always")

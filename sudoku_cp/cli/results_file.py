@@ -1,0 +1,108 @@
+"""``-o FILE`` and ``--resume``: a batch's JSON Lines written to a file that an interrupted run continues.
+
+Each result is one line, written whole and flushed, so a run stopped at any moment (Ctrl-C, a
+killed process, a lost machine) leaves complete lines, at most one cut line at the end.  A run
+with ``--resume`` reads the file back: the indices already answered are skipped, a cut last line
+and an old summary are dropped, and the new results are appended; the summary at the end counts
+the whole file.  The results are in input order, so the file of a resumed run equals the file
+of an uninterrupted one (timings aside).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from ..errors import SudokuCpError
+
+__all__ = ["ResultsFile", "add_results_file_options", "open_results_file"]
+
+
+class ResultsFileError(SudokuCpError):
+    """An output file that cannot be written or resumed."""
+
+
+def add_results_file_options(parser: argparse.ArgumentParser) -> None:
+    """``-o/--output-file FILE`` and ``--resume`` for a batch command with ``--json``."""
+    parser.add_argument(
+        "-o",
+        "--output-file",
+        metavar="FILE",
+        help="write the JSON Lines to FILE (flushed line by line) instead of standard output",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="with -o: skip the inputs FILE already answers and append the rest (an interrupted "
+        "run goes on where it stopped)",
+    )
+
+
+@dataclass
+class ResultsFile:
+    """An open results file: ``done`` holds the input indices it already answers (0-based) and
+    ``statuses`` their statuses, for the summary."""
+
+    stream: TextIO
+    done: set[int] = field(default_factory=set)
+    statuses: Counter[str] = field(default_factory=Counter)
+
+    def write(self, line: str) -> None:
+        """One whole line, flushed at once."""
+        self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        """Flush and close the file."""
+        self.stream.close()
+
+
+def open_results_file(path: str, resume: bool) -> ResultsFile:
+    """Open ``path`` for a batch's results: fresh (truncated), or continued with ``resume``."""
+    done: set[int] = set()
+    statuses: Counter[str] = Counter()
+    keep = 0  # bytes of whole result lines: a cut last line and an old summary go
+    if resume:
+        try:
+            with open(path, "rb") as old:
+                summary = False
+                for number, line in enumerate(old, start=1):
+                    if not line.endswith(b"\n"):
+                        break  # cut by the interruption
+                    result = _read_line(path, number, line)
+                    if result is None:
+                        summary = True
+                        continue
+                    if summary:
+                        raise ResultsFileError(f"{path}:{number}: results after a summary; cannot resume")
+                    done.add(result[0])
+                    statuses[result[1]] += 1
+                    keep = old.tell()
+        except FileNotFoundError:
+            pass  # nothing to resume: a fresh file
+        except OSError as problem:
+            raise ResultsFileError(f"cannot read {path} to resume: {problem.strerror or problem}") from None
+    try:
+        if resume and os.path.exists(path):
+            os.truncate(path, keep)
+        stream = open(path, "a" if resume else "w", encoding="utf-8")  # noqa: SIM115 - closed by the caller
+    except OSError as problem:
+        raise ResultsFileError(f"cannot write {path}: {problem.strerror or problem}") from None
+    return ResultsFile(stream, done, statuses)
+
+
+def _read_line(path: str, number: int, line: bytes) -> tuple[int, str] | None:
+    """The 0-based input index and status of a result line; None for a summary line."""
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        raise ResultsFileError(f"{path}:{number}: not a JSON line; cannot resume from it") from None
+    if isinstance(obj, dict) and "summary" in obj:
+        return None
+    if not isinstance(obj, dict) or not isinstance(obj.get("index"), int):
+        raise ResultsFileError(f"{path}:{number}: a line without an index; cannot resume from it")
+    return int(obj["index"]), str(obj.get("status"))

@@ -36,9 +36,16 @@ if TYPE_CHECKING:
 
     from ..api import BackendOptions, PuzzleResult
     from ..deduction.rules import Rule
+    from ..executor import Executor
 
 __all__ = [
     "BACKENDS_HELP",
+    "CLUSTER_HELP",
+    "JOBS_PER_CORE",
+    "add_executor_options",
+    "executor",
+    "jobs",
+    "notice",
     "add_encoding_options",
     "add_output_option",
     "add_puzzle_argument",
@@ -514,3 +521,68 @@ def chosen_rules(args: argparse.Namespace) -> tuple[Rule, ...]:
 
     names = args.rules.split(",") if args.rules else None
     return select_rules(names, uniqueness=getattr(args, "uniqueness", False))
+
+
+#: Worker processes per CPU core at most: more only compete for the cores (1,000 once started 300 processes).
+JOBS_PER_CORE = 4
+
+CLUSTER_HELP = """\
+where batches run:
+  --jobs N                  N worker processes on this machine (0: one per CPU)
+  --cluster local           a Dask LocalCluster on this machine (one worker per core)
+  --cluster tcp://HOST:PORT a running Dask scheduler, e.g. started with
+                              dask scheduler                       (on one machine)
+                              dask worker tcp://HOST:8786 --nthreads 1   (on each worker machine)
+  Dask is optional: pip install 'sudoku_cp[dask]'.  Results come in input order whatever runs them."""
+
+
+def add_executor_options(parser: argparse.ArgumentParser, what: str = "a batch") -> None:
+    """``--jobs N`` and ``--cluster local|ADDRESS``: where the chunks of ``what`` run."""
+    group = parser.add_argument_group("where the work runs")
+    group.add_argument(
+        "--jobs",
+        type=integer(0),
+        default=1,
+        metavar="N",
+        help=f"worker processes for {what} (0: one per CPU; at most {JOBS_PER_CORE} per CPU)",
+    )
+    group.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="run on Dask: 'local' starts a LocalCluster on this machine, tcp://HOST:PORT joins a "
+        "running scheduler (needs sudoku_cp[dask])",
+    )
+
+
+def jobs(requested: int) -> int:
+    """The worker processes to start: one per core for 0, capped at JOBS_PER_CORE per core, with a note."""
+    cores = os.cpu_count() or 1
+    most = JOBS_PER_CORE * cores
+    if requested > most:
+        sys.stderr.write(
+            f"{PROG}: note: --jobs {requested} is capped at {most} ({JOBS_PER_CORE} per CPU core, "
+            f"{cores} cores): more processes only compete for the cores\n"
+        )
+        return most
+    return requested or cores
+
+
+def executor(args: argparse.Namespace) -> Executor:
+    """The executor that ``--jobs`` and ``--cluster`` ask for (``--cluster`` wins)."""
+    from ..executor import Executor
+
+    cluster = getattr(args, "cluster", None)
+    if cluster is not None:
+        cluster = cluster.strip()
+        if cluster != "local" and "://" not in cluster and ":" not in cluster:
+            raise CliError(
+                f"--cluster: {cluster!r} is neither 'local' nor a scheduler address like tcp://HOST:8786"
+            )
+        return Executor(cluster=cluster)
+    return Executor(jobs=jobs(getattr(args, "jobs", 1)))
+
+
+def notice(message: str) -> None:
+    """A one-line note on standard error (the Dask dashboard address)."""
+    sys.stderr.write(f"{PROG}: {message}\n")
+    sys.stderr.flush()

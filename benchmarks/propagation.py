@@ -212,9 +212,8 @@ def main() -> None:
     report["prices"] = _prices()
     report["load_end"] = load_average()
     print()
-    print(
-        "| grid | rules | open cells | placed by rules | numpy rounds (CPU, memory) | compiled | default | same |"
-    )
+    header = ("grid", "rules", "open cells", "placed by rules", "numpy rounds", "compiled", "default", "same")
+    print("| " + " | ".join(header) + " |")
     print("|---|---|---:|---:|---:|---:|---:|---|")
     for row in rows:
         ref = row["compiled"]

@@ -44,8 +44,10 @@ __all__ = [
     "GridFormat",
     "ParseError",
     "PuzzleItem",
+    "PuzzleRows",
     "format_ints",
     "format_line",
+    "format_lines",
     "format_pretty",
     "grid_to_json",
     "parse_grid",
@@ -105,14 +107,73 @@ class ParseError(SudokuCpError, ValueError):
         return f"{', '.join(where)}: {self.message}" if where else self.message
 
 
-@dataclass(frozen=True, slots=True)
-class PuzzleItem:
-    """One puzzle of an input: its grid, or the error that kept it from being read."""
+@dataclass(frozen=True, slots=True, eq=False)
+class PuzzleRows:
+    """The grids of a batch read in one pass: one geometry, a read-only (k, n*n) int16 array."""
 
-    index: int
-    line: int
-    grid: Grid | None
-    error: str | None = None
+    geometry: Geometry
+    values: np.ndarray
+
+
+class PuzzleItem:
+    """One puzzle of an input: its grid, or the error that kept it from being read.
+
+    An item of a batch file read in one pass points at its row of the batch's ``PuzzleRows`` and
+    makes its ``Grid`` only when asked (a file of 10,000 puzzles would otherwise spend more on
+    making grids than on reading).  Items are values: never changed once made, compared by
+    index, line, grid and error.
+    """
+
+    __slots__ = ("index", "line", "error", "_grid", "_rows", "_row")
+
+    def __init__(
+        self,
+        index: int,
+        line: int,
+        grid: Grid | None,
+        error: str | None = None,
+        rows: PuzzleRows | None = None,
+        row: int = 0,
+    ) -> None:
+        self.index = index
+        self.line = line
+        self.error = error
+        self._grid = grid
+        self._rows = rows
+        self._row = row
+
+    @classmethod
+    def of_row(cls, index: int, line: int, rows: PuzzleRows, row: int) -> PuzzleItem:
+        """The item whose grid is row ``row`` of ``rows``, made on first use."""
+        return cls(index, line, None, None, rows, row)
+
+    @property
+    def grid(self) -> Grid | None:
+        """The puzzle, or None when it could not be read."""
+        if self._grid is None and self._rows is not None:
+            self._grid = Grid(self._rows.geometry, self._rows.values[self._row])
+        return self._grid
+
+    @property
+    def source(self) -> tuple[PuzzleRows, int] | None:
+        """The batch rows and row this item's grid comes from, or None when it holds its own grid."""
+        return None if self._rows is None else (self._rows, self._row)
+
+    def _key(self) -> tuple[int, int, Grid | None, str | None]:
+        return (self.index, self.line, self.grid, self.error)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PuzzleItem) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        fields = f"index={self.index!r}, line={self.line!r}, grid={self.grid!r}, error={self.error!r}"
+        return f"PuzzleItem({fields})"
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (PuzzleItem, self._key())
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,40 +426,139 @@ for _symbol, _value in _VALUE_OF.items():
     _BYTE_VALUE[ord(_symbol)] = _value
 
 
-def _fast_rows(lines: Sequence[tuple[int, str]], box: tuple[int, int] | None) -> dict[int, Grid]:
-    """Grids of the well-formed lines of the batch's most common length, read in one numpy pass."""
-    lengths = [len(line) for _, line in lines]
-    common = max(set(lengths), key=lengths.count)
-    n = math.isqrt(common)
-    try:
-        geometry = geometry_for_size(n, box)
-    except GeometryError:
-        return {}
-    if n * n != common or n > len(SYMBOLS):
-        return {}
-    chosen = [i for i, length in enumerate(lengths) if length == common]
-    try:
-        raw = "".join(lines[i][1] for i in chosen).encode("ascii")
-    except UnicodeEncodeError:
-        return {}
-    values = _BYTE_VALUE[np.frombuffer(raw, dtype=np.uint8)].reshape(len(chosen), common)
-    good: np.ndarray = np.asarray(((values >= 0) & (values <= n)).all(axis=1))
-    return {i: Grid(geometry, values[k]) for k, i in enumerate(chosen) if good[k]}
+# ASCII white space as ``str.isspace`` and ``str.strip`` see it, and the characters that make a
+# batch line unclean for ``_looks_like_batch`` (box separators, spaces and tabs).
+_IS_SPACE = np.zeros(256, dtype=bool)
+_IS_SPACE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
+_UNCLEAN = np.zeros(256, dtype=bool)
+_UNCLEAN[[ord(c) for c in "|+-= \t"]] = True
+# ASCII line breaks of ``str.splitlines`` other than "\n" ("\r\n" is made "\n" first).
+_OTHER_BREAK = np.zeros(256, dtype=bool)
+_OTHER_BREAK[[11, 12, 13, 28, 29, 30]] = True
 
 
-def _parse_batch(lines: Sequence[tuple[int, str]], box: tuple[int, int] | None) -> list[PuzzleItem]:
-    fast = _fast_rows(lines, box)
-    items = []
-    for index, (number, line) in enumerate(lines):
-        if index in fast:
-            items.append(PuzzleItem(index, number, fast[index]))
-            continue
+def _most_common(lengths: list[int]) -> int:
+    """The most frequent length, ties broken as ``max(set(lengths), key=lengths.count)`` breaks them."""
+    if min(lengths) == max(lengths):
+        return lengths[0]
+    counts: dict[int, int] = {}
+    for length in lengths:
+        counts[length] = counts.get(length, 0) + 1
+    return max(set(lengths), key=counts.__getitem__)
+
+
+def _span_counts(flags: np.ndarray, first: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """How many True ``flags`` lie in each span [first, stop) (few True: a search, no running sum)."""
+    where = np.flatnonzero(flags)
+    return np.searchsorted(where, stop) - np.searchsorted(where, first)
+
+
+def _scan_batch(text: str, box: tuple[int, int] | None, forced: bool) -> list[PuzzleItem] | None:
+    """The items of a batch read with numpy over the bytes; None when the text needs the general path.
+
+    The same items as ``_parse_batch(_batch_lines(text), box)`` where the general path would read
+    a batch: ASCII text with "\n" (or "\r\n") line breaks only, at least two puzzle lines that
+    ``_looks_like_batch`` accepts (any count with ``forced``), and not a square of lines that could
+    also be one grid.  Lines of the batch's most common length made only of symbols are read in one
+    pass; any other line goes through the per-line reader, as before.
+    """
+    if not text.isascii():
+        return None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")  # one line break for splitlines too
+    data = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    if _OTHER_BREAK[data].any():
+        return None
+    breaks = np.flatnonzero(data == 10)
+    starts = np.concatenate(([0], breaks + 1))
+    ends = np.concatenate((breaks, [data.size]))
+    if not _IS_SPACE[data].sum() - breaks.size:  # no white space but the line breaks
+        kept = np.flatnonzero(ends > starts)
+        first, stop = starts[kept], ends[kept]
+    else:
+        solid = np.flatnonzero(~_IS_SPACE[data])  # where the stripped lines begin and end
+        if solid.size == 0:
+            return None
+        at = np.searchsorted(solid, starts)
+        kept = np.flatnonzero((at < solid.size) & (solid[np.minimum(at, solid.size - 1)] < ends))
+        first = solid[at[kept]]
+        stop = solid[np.searchsorted(solid, ends[kept]) - 1] + 1
+    puzzle = data[first] != ord("#")
+    numbers, first, stop = kept[puzzle] + 1, first[puzzle], stop[puzzle]
+    count = int(numbers.size)
+    lengths = (stop - first).tolist()
+    if count == 0 or (not forced and count < 2) or all(length == count for length in lengths):
+        return None  # nothing, one line, or lines that may be one grid: the general path decides
+    if not forced:
+        clean = _span_counts(_UNCLEAN[data], first, stop) == 0
+        clean_lengths = [length for length, ok in zip(lengths, clean.tolist(), strict=True) if ok]
+        if 2 * len(clean_lengths) < count:
+            return None
+        common = _most_common(clean_lengths)
+        side = math.isqrt(common)
+        if side * side != common:
+            return None
         try:
-            grid = _grid_from_symbols(_symbol_tokens(line, number), box)
-            items.append(PuzzleItem(index, number, grid))
+            geometry_for_size(side, box)
+        except GeometryError:
+            return None
+    return _batch_items(text, data, numbers.tolist(), first, stop, lengths, box)
+
+
+def _batch_items(
+    text: str,
+    data: np.ndarray | None,
+    numbers: list[int],
+    first: np.ndarray,
+    stop: np.ndarray,
+    lengths: list[int],
+    box: tuple[int, int] | None,
+) -> list[PuzzleItem]:
+    """One item per line [first, stop) of ``text``; ``data``, its ASCII bytes, lets the lines of the
+    most common length made only of symbols be read in one numpy pass (None: each line alone)."""
+    common = _most_common(lengths)
+    side = math.isqrt(common)
+    rows: PuzzleRows | None = None
+    fast = np.zeros(len(numbers), dtype=bool)
+    if data is not None and side * side == common and side <= len(SYMBOLS):
+        try:
+            geometry = geometry_for_size(side, box)
+        except GeometryError:
+            geometry = None
+        if geometry is not None:
+            chosen = np.flatnonzero(np.asarray(lengths) == common)
+            values = _BYTE_VALUE[data[first[chosen, None] + np.arange(common)]]
+            good = ((values >= 0) & (values <= side)).all(axis=1)
+            values = values[good]
+            values.setflags(write=False)
+            rows = PuzzleRows(geometry, values)
+            fast[chosen[good]] = True
+    if rows is not None and len(rows.values) == len(numbers):  # every line read in the one pass
+        return [PuzzleItem(index, number, None, None, rows, index) for index, number in enumerate(numbers)]
+    where = (np.cumsum(fast) - 1).tolist()  # the row of each fast line
+    items = []
+    firsts, stops = first.tolist(), stop.tolist()
+    for index, (number, is_fast) in enumerate(zip(numbers, fast.tolist(), strict=True)):
+        if is_fast and rows is not None:
+            items.append(PuzzleItem.of_row(index, number, rows, where[index]))
+            continue
+        line = text[firsts[index] : stops[index]]
+        try:
+            items.append(PuzzleItem(index, number, _grid_from_symbols(_symbol_tokens(line, number), box)))
         except ParseError as error:
             items.append(PuzzleItem(index, number, None, str(error)))
     return items
+
+
+def _parse_batch(lines: Sequence[tuple[int, str]], box: tuple[int, int] | None) -> list[PuzzleItem]:
+    """One item per line: the lines of the most common length in one pass when they are ASCII."""
+    text = "\n".join(line for _, line in lines)
+    lengths = [len(line) for _, line in lines]
+    first = np.zeros(len(lines), dtype=np.int64)
+    np.cumsum(np.asarray(lengths[:-1], dtype=np.int64) + 1, out=first[1:])
+    stop = first + np.asarray(lengths, dtype=np.int64)
+    data = np.frombuffer(text.encode("ascii"), dtype=np.uint8) if text.isascii() else None
+    return _batch_items(text, data, [number for number, _ in lines], first, stop, lengths, box)
 
 
 def parse_puzzles(
@@ -409,6 +569,10 @@ def parse_puzzles(
     A batch never stops at a bad line: each line gives one item, holding a grid or an error.
     """
     text = strip_bom(text)
+    if fmt is None or fmt is GridFormat.LINES:
+        scanned = _scan_batch(text, box, forced=fmt is GridFormat.LINES)
+        if scanned is not None:
+            return scanned
     lines = _batch_lines(text)
     if not lines:
         raise ParseError("empty input: no puzzle")
@@ -468,6 +632,18 @@ def format_line(grid: Grid) -> str:
         return format_ints(grid).replace("\n", " ")
     table = np.array(["."] + list(SYMBOLS[: grid.n]))
     return "".join(table[grid.values.reshape(-1)])
+
+
+def format_lines(geometry: Geometry, values: np.ndarray) -> list[str]:
+    """``format_line`` of each row of a (k, n*n) stack of grids of ``geometry``, in one numpy pass."""
+    n = geometry.n
+    stack = np.asarray(values).reshape(-1, n * n)
+    if n > len(SYMBOLS):
+        return [format_line(Grid(geometry, row)) for row in stack]
+    table = np.frombuffer(("." + SYMBOLS[:n]).encode("ascii"), dtype=np.uint8)
+    text = table[stack].tobytes().decode("ascii")
+    size = n * n
+    return [text[start : start + size] for start in range(0, len(text), size)]
 
 
 def format_ints(grid: Grid) -> str:

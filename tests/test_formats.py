@@ -18,6 +18,7 @@ from sudoku_cp.formats import (
     excerpt,
     format_ints,
     format_line,
+    format_lines,
     format_pretty,
     grid_to_json,
     parse_grid,
@@ -26,6 +27,7 @@ from sudoku_cp.formats import (
 )
 from sudoku_cp.generate import random_puzzle
 from sudoku_cp.geometry import MAX_SIDE, Geometry, GeometryError, geometry_for_size, parse_box
+from sudoku_cp.grid import Grid
 
 HARD = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
 SHAPES = [(2, 2), (2, 3), (3, 2), (2, 4), (3, 3), (3, 4), (4, 4), (5, 5), (8, 8)]
@@ -215,3 +217,61 @@ def test_a_grid_side_beyond_the_largest_is_refused_at_once() -> None:
     for text in ("99999x99999", "9" * 5000 + "x2", "²x3"):
         with pytest.raises(GeometryError):
             parse_box(text)
+
+
+def _general_path(monkeypatch: pytest.MonkeyPatch, text: str, **options: object) -> object:
+    """What ``parse_puzzles`` gives without its numpy batch reader: the items, or the error text."""
+    from sudoku_cp import formats
+
+    with monkeypatch.context() as patched:
+        patched.setattr(formats, "_scan_batch", lambda *args, **kwargs: None)
+        try:
+            return formats.parse_puzzles(text, **options)  # type: ignore[arg-type]
+        except ParseError as error:
+            return str(error)
+
+
+def _parsed(text: str, **options: object) -> object:
+    try:
+        return parse_puzzles(text, **options)  # type: ignore[arg-type]
+    except ParseError as error:
+        return str(error)
+
+
+_PIECES = [HARD, HARD, HARD, HARD[:-1], HARD[:-1] + "x", HARD.replace(".", "0"), "1" * 16, "12.4" * 4]
+_PIECES += ["", "  ", "# note", "  # indented note", "\t" + HARD + " ", HARD[:40] + "|" + HARD[40:]]
+_PIECES += [HARD[:9] + " " + HARD[9:], "-" * 81, HARD[:-1] + "é", "x", "ab", HARD[:-1] + "A"]
+
+
+@given(
+    st.lists(st.sampled_from(_PIECES), min_size=0, max_size=12),
+    st.sampled_from(["\n", "\r\n", "\r", "\x0c"]),
+    st.booleans(),
+    st.sampled_from([None, GridFormat.LINES]),
+)
+def test_the_numpy_batch_reader_gives_what_the_line_by_line_reader_gives(
+    pieces: list[str], newline: str, final_break: bool, fmt: GridFormat | None
+) -> None:
+    text = newline.join(pieces) + (newline if final_break else "")
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        expected = _general_path(monkeypatch, text, fmt=fmt)
+    assert _parsed(text, fmt=fmt) == expected
+
+
+def test_a_batch_read_in_one_pass_makes_grids_only_when_asked() -> None:
+    items = parse_puzzles("\n".join([HARD] * 5 + [HARD[:-1]]) + "\n")
+    assert [item.line for item in items] == [1, 2, 3, 4, 5, 6]
+    first = items[0].source
+    assert first is not None and first[0].values.shape == (5, 81) and items[5].source is None
+    assert items[0].grid == parse_grid(HARD) and items[0].grid is items[0].grid
+    assert items[5].grid is None and "80 symbols" in (items[5].error or "")
+
+
+def test_format_lines_writes_each_row_as_format_line() -> None:
+    grids = [parse_grid(HARD), parse_grid("123456789ABCDEFG" + "." * 240)]
+    for grid in grids:
+        stack = np.stack([grid.values.reshape(-1)] * 3)
+        assert format_lines(grid.geometry, stack) == [format_line(grid)] * 3
+    big = Geometry(8, 8)
+    empty = np.zeros((2, 64 * 64), dtype=np.int16)
+    assert format_lines(big, empty) == [format_line(Grid.empty(big))] * 2

@@ -1,0 +1,188 @@
+"""Propagation of 9x9 batches on 9-bit candidate sets in numpy: the first step of the SAT batch path.
+
+The general ``propagation`` keeps one boolean per (cell, digit) and, for big batches, loads a
+compiled kernel; ``sudoku-cp solve`` of a 9x9 file must stay free of numba, and at 9x9 a cell's
+candidates fit in one uint16.  So here a batch is a (9, 9, B) uint16 array, the puzzles on the
+last axis: every step below is an elementwise operation over contiguous runs of B numbers, and
+the row, column and box reductions are a few such operations each (no gather, no table lookup).
+
+A cell with one candidate left is placed; a round applies, to every puzzle still changing:
+
+* elimination: a placed digit leaves its row, column and box;
+* hidden singles: a digit with one place left in a unit goes there (its cell keeps only it);
+* locked candidates (``locked=True``): a digit of a box confined to one row (column) of it
+  leaves the rest of that line (pointing); a digit of a line confined to one box leaves the
+  rest of that box (claiming).
+
+Rounds repeat to the fixpoint; a puzzle leaves the work arrays when a round changes nothing.
+The fixpoint is that of ``propagation.propagate_batch`` with the same rules (the rules only
+remove candidates, so the order of work does not matter), and so is the contradiction flag: a
+cell without candidates, a unit without a place for a digit, two placed cells of a unit with
+one digit, or a cell that is the last place of two digits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..limits import Deadline
+from ..propagation import Propagation
+
+__all__ = ["FULL", "candidate_table", "propagate_masks", "propagate9"]
+
+#: The candidate set of an empty cell: digits 1-9 as bits 0-8.
+FULL = np.uint16(0x1FF)
+_ONE = np.uint16(1)
+_BIT = np.array([0] + [1 << d for d in range(9)], dtype=np.uint16)  # value -> its bit, 0 -> none
+
+
+def _exactly_once(parts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(union, bits set in exactly one of ``parts``), elementwise over equal-shaped uint16 arrays."""
+    ones = parts[0].copy()
+    twos = np.zeros_like(ones)
+    for part in parts[1:]:
+        twos |= ones & part
+        ones |= part
+    return ones, ones & ~twos
+
+
+def _units(m: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+    """The nine cells of every row, column and box: nine arrays per kind of unit (views, no copy).
+
+    Part k of rows is column k of every row, (9, A); of columns, row k of every column, (9, A);
+    of boxes, cell k of every box, (3, 3, A) [band, stack].
+    """
+    boxes = m.reshape(3, 3, 3, 3, m.shape[-1])  # [band, row in band, stack, column in stack]
+    return (
+        [m[:, k] for k in range(9)],
+        [m[k] for k in range(9)],
+        [boxes[:, i, :, j] for i in range(3) for j in range(3)],
+    )
+
+
+def _spread(rows: np.ndarray, cols: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """(9, 9, A): for each cell, the union of its row's and column's (9, A) and its box's (3, 3, A) sets."""
+    batch = rows.shape[-1]
+    out = (rows[:, None, :] | cols[None, :, :]).reshape(3, 3, 3, 3, batch)
+    out |= boxes[:, None, :, None, :]
+    return out.reshape(9, 9, batch)
+
+
+def _only_one(parts: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[np.ndarray]:
+    """For three sets: the bits of each that neither other one holds."""
+    a, b, c = parts
+    return [a & ~(b | c), b & ~(a | c), c & ~(a | b)]
+
+
+def _others(parts: list[np.ndarray]) -> list[np.ndarray]:
+    """For three sets: the union of the other two, for each."""
+    a, b, c = parts
+    return [b | c, a | c, a | b]
+
+
+def _locked_lines(segments: np.ndarray) -> np.ndarray:
+    """Pointing and claiming along one direction: (3, 3, 3, A) segments -> the digits each loses.
+
+    ``segments[g, l, s]``: the candidates of line ``l`` of group ``g`` (band or stack) in its box
+    ``s`` of the group, three cells.  A digit of box (g, s) only on line l leaves line l's other
+    boxes (pointing); a digit of line (g, l) only in box s leaves box s's other lines (claiming).
+    """
+    by_line = [segments[:, :, s] for s in range(3)]  # the line's three segments
+    by_box = [segments[:, k] for k in range(3)]  # the box's three segments
+    pointing = np.stack(_only_one((by_box[0], by_box[1], by_box[2])), axis=1)  # [g, l, s]
+    claiming = np.stack(_only_one((by_line[0], by_line[1], by_line[2])), axis=2)  # [g, l, s]
+    # The line's other boxes lose its pointing digits; the box's other lines its claimed digits.
+    lose = np.stack(_others([pointing[:, :, s] for s in range(3)]), axis=2)
+    lose |= np.stack(_others([claiming[:, k] for k in range(3)]), axis=1)
+    return lose
+
+
+def _locked(m: np.ndarray) -> np.ndarray:
+    """(9, 9, A): the candidates each cell loses to locked candidates."""
+    batch = m.shape[-1]
+    cells = m.reshape(3, 3, 3, 3, batch)  # [band, row in band, stack, column in stack]
+    rows = cells[:, :, :, 0] | cells[:, :, :, 1] | cells[:, :, :, 2]  # [band, row, stack]
+    cols = cells[:, 0] | cells[:, 1] | cells[:, 2]  # [band, stack, column]
+    row_lose = _locked_lines(rows)  # [band, row in band, stack]
+    col_lose = _locked_lines(cols.transpose(1, 2, 0, 3))  # [stack, column in stack, band]
+    lose = np.broadcast_to(row_lose[:, :, :, None], (3, 3, 3, 3, batch)).copy()
+    lose |= col_lose.transpose(2, 0, 1, 3)[:, None]  # [band, 1, stack, column in stack]
+    return lose.reshape(9, 9, batch)
+
+
+def _bad_units(m: np.ndarray) -> np.ndarray:
+    """(A,) True where a unit misses a digit or holds one placed digit twice."""
+    placed = m * ((m & (m - _ONE)) == 0)
+    bad = np.zeros(m.shape[-1], dtype=bool)
+    for cells, singles in zip(_units(m), _units(placed), strict=True):
+        union = cells[0].copy()
+        for part in cells[1:]:
+            union |= part
+        total = singles[0].astype(np.int32)
+        once = singles[0].copy()
+        for part in singles[1:]:
+            total += part
+            once |= part
+        wrong = (union != FULL) | (total != once)
+        bad |= wrong.any(axis=tuple(range(wrong.ndim - 1)))
+    return bad
+
+
+def propagate_masks(
+    values: np.ndarray, *, locked: bool = True, deadline: Deadline | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Propagate a (B, 81) stack of 9x9 puzzles: ((B, 81) uint16 candidate sets, (B,) contradiction).
+
+    A cell holding one candidate is placed.  ``deadline`` is checked between rounds
+    (``limits.TimeLimitReached``, "propagation").
+    """
+    values = np.asarray(values).reshape(-1, 81)
+    batch = values.shape[0]
+    start = _BIT[np.clip(values, 0, 9)].T  # (81, B); givens hold their bit, blanks nothing yet
+    start[start == 0] = FULL
+    out = np.ascontiguousarray(start).reshape(9, 9, batch)
+    bad = np.zeros(batch, dtype=bool)
+    active = np.arange(batch)
+    m = out.copy()
+    while active.size:
+        if deadline is not None:
+            deadline.check("propagation")
+        placed = m * ((m & (m - _ONE)) == 0)
+        rows, cols, boxes = (_exactly_once(parts)[0] for parts in _units(placed))
+        new = m & ~_spread(rows, cols, boxes)
+        new |= placed
+        once = [_exactly_once(parts)[1] for parts in _units(new)]
+        hidden = new & _spread(*once)
+        # A cell that is the last place of two digits: no solution.
+        stop = ((hidden & (hidden - _ONE)) != 0).any(axis=(0, 1))
+        new &= hidden | (FULL * (hidden == 0))
+        if locked:
+            placed = new * ((new & (new - _ONE)) == 0)
+            new &= ~_locked(new)
+            new |= placed
+        stop |= (new == 0).any(axis=(0, 1))
+        moving = (new != m).any(axis=(0, 1)) & ~stop
+        bad[active[stop]] = True
+        if moving.all():
+            m = new
+            continue
+        done = ~moving
+        out[:, :, active[done]] = new[:, :, done]
+        active = active[moving]
+        m = new[:, :, moving]
+    bad |= _bad_units(out)
+    return np.ascontiguousarray(out.reshape(81, batch).T), bad
+
+
+def candidate_table(masks: np.ndarray) -> np.ndarray:
+    """(B, 81, 9) bool candidates of (B, 81) candidate sets, digit d-1 in column d-1."""
+    return np.asarray((masks[:, :, None] >> np.arange(9, dtype=np.uint16)) & _ONE, dtype=bool)
+
+
+def propagate9(values: np.ndarray, *, locked: bool = True, deadline: Deadline | None = None) -> Propagation:
+    """``propagation.propagate_batch`` for 9x9 (3x3 boxes) with singles, and locked candidates if asked."""
+    masks, bad = propagate_masks(values, locked=locked, deadline=deadline)
+    cand = candidate_table(masks)
+    placed = (masks & (masks - _ONE)) == 0
+    digits = np.where(placed, np.argmax(cand, axis=2) + 1, 0).astype(np.int16)
+    return Propagation(digits, cand, bad)

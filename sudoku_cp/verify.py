@@ -16,6 +16,7 @@ __all__ = [
     "given_conflict",
     "solution_problem",
     "check_solution",
+    "valid_completions",
     "valid_solutions_mask",
 ]
 
@@ -52,11 +53,23 @@ def given_conflict(grid: Grid) -> str | None:
 
 
 def _unit_ok(geometry: Geometry, stack: np.ndarray) -> np.ndarray:
-    """For a (k, n*n) stack of complete grids, True where every unit holds each digit once."""
-    n = geometry.n
+    """For a (k, n*n) stack of complete grids (digits 1..n), True where every unit holds each digit once.
+
+    Up to 62 digits a cell's digit is a bit, and a unit holds every digit once exactly when its
+    n bits add up to 2**n - 1 (n powers of two with that sum are n different ones): sums over
+    reshaped views, no gather.  Beyond, a table of the digits present in each unit.
+    """
+    p, q, n = geometry.p, geometry.q, geometry.n
+    k = stack.shape[0]
+    if n <= 62:
+        bits = np.left_shift(np.int64(1), stack.astype(np.int64) - 1).reshape(k, n, n)  # (k, row, column)
+        full = (1 << n) - 1
+        ok = (bits.sum(axis=2) == full).all(axis=1) & (bits.sum(axis=1) == full).all(axis=1)
+        boxes = bits.reshape(k, q, p, p, q).sum(axis=(2, 4))  # [band, row in band, stack, column in stack]
+        return np.asarray(ok & (boxes == full).all(axis=(1, 2)))
     by_unit = stack[:, geometry.units]  # (k, 3n, n)
-    present = np.zeros((stack.shape[0], 3 * n, n + 1), dtype=bool)
-    k_idx = np.arange(stack.shape[0])[:, None, None]
+    present = np.zeros((k, 3 * n, n + 1), dtype=bool)
+    k_idx = np.arange(k)[:, None, None]
     u_idx = np.arange(3 * n)[None, :, None]
     present[k_idx, u_idx, by_unit] = True
     return np.asarray(present[:, :, 1:].all(axis=(1, 2)))
@@ -64,14 +77,19 @@ def _unit_ok(geometry: Geometry, stack: np.ndarray) -> np.ndarray:
 
 def valid_solutions_mask(puzzle: Grid, solutions: np.ndarray) -> np.ndarray:
     """For a (k, n, n) stack of candidate solutions: True where one is complete, valid, with the givens."""
-    n = puzzle.n
-    stack = np.asarray(solutions, dtype=np.int16).reshape(-1, n * n)
-    in_range = ((stack >= 1) & (stack <= n)).all(axis=1)
-    givens = puzzle.values.reshape(-1)
-    keeps = ((stack == givens) | (givens == 0)).all(axis=1)
-    ok = in_range & keeps
+    givens = puzzle.values.reshape(1, -1)
+    return valid_completions(puzzle.geometry, givens, np.asarray(solutions).reshape(-1, puzzle.n**2))
+
+
+def valid_completions(geometry: Geometry, puzzles: np.ndarray, solutions: np.ndarray) -> np.ndarray:
+    """For (k, n*n) puzzles and (k, n*n) candidate solutions, row by row: True where the solution is
+    complete, valid, and keeps the puzzle's givens (a (1, n*n) ``puzzles`` serves every row)."""
+    n = geometry.n
+    stack = np.asarray(solutions).reshape(-1, n * n)
+    givens = np.asarray(puzzles).reshape(-1, n * n)
+    ok = ((stack >= 1) & (stack <= n)).all(axis=1) & ((stack == givens) | (givens == 0)).all(axis=1)
     if ok.any():
-        ok[ok] = _unit_ok(puzzle.geometry, np.clip(stack[ok], 0, n))
+        ok[ok] = _unit_ok(geometry, stack[ok])
     return ok
 
 

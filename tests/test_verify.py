@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry
-from sudoku_cp.verify import given_conflict, solution_problem, valid_solutions_mask
+from sudoku_cp.grid import Grid
+from sudoku_cp.verify import given_conflict, solution_problem, valid_completions, valid_solutions_mask
 
 
 def _pair(seed: int = 0) -> tuple:
@@ -50,6 +53,38 @@ def test_equal_givens_in_a_box_are_named() -> None:
     g = Geometry(2, 3)
     values = np.zeros((6, 6), dtype=np.int16)
     values[0, 0] = values[1, 2] = 5
-    from sudoku_cp.grid import Grid
-
     assert given_conflict(Grid(g, values)) == "R1C1 and R2C3 both hold 5 in box 1"
+
+
+@given(
+    st.sampled_from([(2, 2), (2, 3), (3, 2), (3, 3), (2, 4), (4, 4), (8, 8)]),
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["none", "swap", "given", "blank", "range"]),
+)
+def test_the_batch_checker_agrees_with_the_single_grid_checker(
+    shape: tuple[int, int], seed: int, damage: str
+) -> None:
+    g = Geometry(*shape)
+    rng = np.random.default_rng(seed)
+    puzzles, solutions = [], []
+    for _ in range(4):
+        solution = random_solution(g, rng)
+        puzzle = blank_cells(solution, 0.5, rng)
+        values = solution.values.reshape(-1).copy()
+        cell = int(rng.integers(g.n * g.n))
+        if damage == "swap":
+            values[cell], values[cell - 1] = values[cell - 1], values[cell]
+        elif damage == "given":
+            values = np.where(puzzle.values.reshape(-1) > 0, values % g.n + 1, values)
+        elif damage == "blank":
+            values[cell] = 0
+        elif damage == "range":
+            values[cell] = g.n + 1
+        puzzles.append(puzzle.values.reshape(-1))
+        solutions.append(values)
+    found = valid_completions(g, np.stack(puzzles), np.stack(solutions))
+    expected = [
+        0 < values.min() and values.max() <= g.n and solution_problem(Grid(g, puzzle), Grid(g, values)) is None
+        for puzzle, values in zip(puzzles, solutions, strict=True)
+    ]
+    assert found.tolist() == expected

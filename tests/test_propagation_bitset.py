@@ -25,7 +25,7 @@ from sudoku_cp.formats import parse_grid
 from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry, geometry_for_size
 from sudoku_cp.grid import Grid
-from sudoku_cp.limits import Deadline, TimeLimitReached
+from sudoku_cp.limits import Deadline, ModelTooLarge, TimeLimitReached
 from sudoku_cp.propagation import bitset, propagate_batch, vectorized
 from sudoku_cp.propagation.result import Propagation
 
@@ -134,16 +134,29 @@ def test_same_fixpoint_on_the_bigger_samples(name: str) -> None:
         _same(_old(grid.geometry, values, locked), new)
 
 
-@pytest.mark.parametrize("work", [0, 1, 3000, 10**5])
+@pytest.mark.parametrize("rounds", [0, 1, 3, 10**4])
 def test_the_dispatch_hands_unfinished_puzzles_over_with_the_same_result(
-    work: int, monkeypatch: pytest.MonkeyPatch
+    rounds: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Whatever the cap on the numpy rounds (none, some or all of them), the answer is the same."""
+    """Whatever the numpy rounds may spend (no round, some, all of them), the answer is the same."""
     geometry = Geometry(2, 3)
-    batch = _random_batch(geometry, np.random.default_rng(work), 40)
-    monkeypatch.setattr(propagation, "VECTORIZED_WORK", work)
+    batch = _random_batch(geometry, np.random.default_rng(rounds), 40)
     for locked in (False, True):
+        work = rounds * len(batch) * vectorized.round_cost(geometry.n, locked)
+        monkeypatch.setattr(propagation, "VECTORIZED_WORK", work)
         _same(_old(geometry, batch, locked), propagate_batch(geometry, batch, locked=locked))
+
+
+def test_numpy_tables_too_big_for_memory_go_to_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    geometry = Geometry(3, 3)
+    batch = _random_batch(geometry, np.random.default_rng(9), 20)
+    expected = _old(geometry, batch)
+
+    def refuse(what: str, size: int) -> None:
+        raise ModelTooLarge(f"{what}: {size} bytes")
+
+    monkeypatch.setattr(vectorized, "check_memory", refuse)
+    _same(expected, propagate_batch(geometry, batch))
 
 
 def test_the_numpy_rounds_stop_at_the_cap_with_sound_digits() -> None:
@@ -152,7 +165,7 @@ def test_the_numpy_rounds_stop_at_the_cap_with_sound_digits() -> None:
     values = puzzle.values.reshape(1, -1)
     full = vectorized.propagate_rounds(geometry, values)[0]
     assert (full.values > 0).all()  # an easy puzzle: singles fill it over several rounds
-    part, left = vectorized.propagate_rounds(geometry, values, max_work=2 * 9**3)
+    part, left = vectorized.propagate_rounds(geometry, values, max_work=2 * vectorized.round_cost(9))
     assert list(left) == [0]
     placed = part.values[0] > 0
     assert puzzle.givens < placed.sum() < 81

@@ -9,19 +9,21 @@ digit) proves the puzzle has no solution; every solution keeps its digits among 
 Two implementations reach the same fixpoint (same values, candidates and contradiction flag):
 
 * ``vectorized``: numpy rounds over the whole batch, every candidate recomputed each round.  No
-  compiled code, nothing heavy to import; a round costs about 2-4 ns per candidate (batch size
-  times n**3), and most puzzles need few rounds, but a big grid can need thousands.
+  compiled code, nothing heavy to import; a round costs about 2.5 ns per candidate on big grids
+  (up to 20 on a 9x9 batch, where per-cell passes weigh more), and most puzzles need few
+  rounds, but a big grid can need thousands (400x400: 2,764 rounds, 800 s).
 * ``bitset``: a numba kernel with a work queue that touches only what each elimination changes,
-  on bitsets of ceil(n/64) words per cell (400x400: well under a second instead of a quarter of
-  an hour).  Loading it costs about 0.6-0.9 s of start-up (numba and its cached machine code).
+  on bitsets of ceil(n/64) words per cell (400x400: under half a second).  Loading it costs a
+  fresh process about 0.65 s (numba, then the kernel's cached machine code).
 
 ``propagate_batch`` dispatches like a rent-or-buy choice: singles (and locked candidates) run
-numpy rounds while their work stays within ``VECTORIZED_WORK`` candidates visited, about what
-loading numba costs; the puzzles not finished by then go on in the compiled kernel from the
-digits placed so far (the fixpoint is the same), and a batch whose first round alone would pass
-the cap goes there at once.  So small grids and ordinary batches never load numba (``sudoku-cp
-solve`` of a 9x9 stays light), and no input pays more than about twice the better of the two.
-Pairs (``pairs=True``) and the givens-only candidates (``singles=False``) are numpy only.  Both
+numpy rounds while their estimated work (``vectorized.round_cost``) stays within
+``VECTORIZED_WORK``, about what loading the kernel costs; the puzzles not finished by then go
+on in the compiled kernel from the digits placed so far (the fixpoint is the same).  A batch
+whose first round alone would pass the cap, or whose numpy tables do not fit in memory, goes
+there at once.  So small grids and ordinary batches never load numba (``sudoku-cp solve`` of a
+9x9 stays light), and no input pays much more than twice the better of the two.  Pairs
+(``pairs=True``) and the givens-only candidates (``singles=False``) are numpy only.  Both
 implementations honour a ``limits.Deadline`` (``TimeLimitReached``, "propagation").
 
 The native searches (``sudoku_cp.native``) use their own one-word kernel,
@@ -34,7 +36,7 @@ import numpy as np
 
 from ..geometry import Geometry
 from ..grid import Grid
-from ..limits import Deadline
+from ..limits import Deadline, ModelTooLarge
 from . import vectorized
 from .result import Propagation
 
@@ -46,10 +48,10 @@ __all__ = [
     "propagate_batch",
 ]
 
-#: Candidates (puzzles still open times n**3, summed over rounds) that the numpy rounds may visit
-#: before the rest goes to the compiled kernel: about 0.5 s, what loading numba costs
-#: (measured in benchmarks/propagation.py).
-VECTORIZED_WORK = 1 << 27
+#: Work (``vectorized.round_cost`` units, about 2.5 ns each here) the numpy rounds may spend before
+#: the puzzles left go to the compiled kernel: about 0.65 s, what loading numba and the kernel's
+#: cached machine code costs a fresh process (benchmarks/propagation.py).
+VECTORIZED_WORK = 1 << 28
 
 
 def propagate_batch(
@@ -72,25 +74,38 @@ def propagate_batch(
     n = geometry.n
     values = np.asarray(values).reshape(-1, n * n)
     if not singles or pairs:
-        rounds = vectorized.propagate_rounds(
+        only = vectorized.propagate_rounds(
             geometry, values, singles=singles, locked=locked, pairs=pairs, deadline=deadline
         )
+        return only[0]
+    rounds = _numpy_rounds(geometry, values, locked, deadline)
+    if rounds is not None and rounds[1].size == 0:
         return rounds[0]
-    if values.shape[0] * n**3 > VECTORIZED_WORK:
-        from . import bitset  # numba: loaded only where it pays
+    from . import bitset  # numba: loaded only where it pays
 
+    if rounds is None:
         return bitset.propagate_batch(geometry, values, locked=locked, deadline=deadline)
-    state, left = vectorized.propagate_rounds(
-        geometry, values, locked=locked, deadline=deadline, max_work=VECTORIZED_WORK
-    )
-    if left.size:
-        from . import bitset
-
-        rest = bitset.propagate_batch(geometry, state.values[left], locked=locked, deadline=deadline)
-        state.values[left] = rest.values
-        state.candidates[left] = rest.candidates
-        state.contradiction[left] = rest.contradiction
+    state, left = rounds
+    rest = bitset.propagate_batch(geometry, state.values[left], locked=locked, deadline=deadline)
+    state.values[left] = rest.values
+    state.candidates[left] = rest.candidates
+    state.contradiction[left] = rest.contradiction
     return state
+
+
+def _numpy_rounds(
+    geometry: Geometry, values: np.ndarray, locked: bool, deadline: Deadline | None
+) -> tuple[Propagation, np.ndarray] | None:
+    """The numpy rounds within ``VECTORIZED_WORK`` (and the puzzles left); None when not even the
+    first round fits in it, or its tables in memory (the bitsets take a fraction of that)."""
+    if values.shape[0] * vectorized.round_cost(geometry.n, locked) > VECTORIZED_WORK:
+        return None
+    try:
+        return vectorized.propagate_rounds(
+            geometry, values, locked=locked, deadline=deadline, max_work=VECTORIZED_WORK
+        )
+    except ModelTooLarge:
+        return None
 
 
 def propagate(

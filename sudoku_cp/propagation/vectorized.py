@@ -34,7 +34,7 @@ from ..geometry import Geometry
 from ..limits import Deadline, check_memory
 from .result import Propagation
 
-__all__ = ["propagate_rounds"]
+__all__ = ["propagate_rounds", "round_cost"]
 
 
 def _unit_digit_counts(geometry: Geometry, onehot: np.ndarray) -> np.ndarray:
@@ -148,6 +148,13 @@ def _pairs(geometry: Geometry, open_cand: np.ndarray) -> np.ndarray:
     return out
 
 
+def round_cost(n: int, extra: bool = False) -> int:
+    """The work of one round on one n x n puzzle, in units of about 2.5 ns here (n**3 candidates
+    plus per-cell passes worth 64 n**2; twice that with locked candidates or pairs), measured in
+    benchmarks/propagation.py."""
+    return (n**3 + 64 * n**2) * (2 if extra else 1)
+
+
 def propagate_rounds(
     geometry: Geometry,
     values: np.ndarray,
@@ -167,8 +174,8 @@ def propagate_rounds(
     that cannot fit in memory (about 4 bytes per puzzle, cell and digit) are refused first
     (``limits.ModelTooLarge``).
 
-    ``max_work`` caps the candidates visited (puzzles still active times n**3, summed over the
-    rounds): a round that would pass it is not started.  Returns the propagation and the indices
+    ``max_work`` caps the work, in units of ``round_cost`` per active puzzle and round, summed
+    over the rounds: a round that would pass it is not started.  Returns the propagation and the indices
     of the puzzles left unfinished (empty without a cap); the values of those are sound (placed
     digits follow from the givens) but not yet a fixpoint, and their candidates are unset.
     """
@@ -192,11 +199,12 @@ def propagate_rounds(
             deadline.check("propagation")
 
     spent = 0
+    cost = round_cost(n, extra)
     while active.size:
         check()
-        if max_work is not None and spent + active.size * n**3 > max_work:
+        if max_work is not None and spent + active.size * cost > max_work:
             return Propagation(values, cand, contradiction), active
-        spent += active.size * n**3
+        spent += active.size * cost
         size = active.size
         vals = values[active]
         c = work[:size]

@@ -1,55 +1,73 @@
-"""Backtracking search on bitset propagation, with the minimum-remaining-values heuristic.
+"""The ``backtrack`` solver: a bitset search over a whole batch of puzzles, driven from Python.
 
-This is the "BS" solver of Lloyd & Amos' ant colony paper (§4): the same propagation as the ant
-colony (``sudoku_cp.native.propagation``), searched depth first.  At each node it branches on the
-open cell with the fewest candidates (the first such cell in row-major order), tries its values
-in increasing order, and propagates every choice to a fixed point; a contradiction ends the
-branch.  It counts solutions up to a limit, so it is complete: when it finishes below the limit
-the count is exact and zero means no solution.
+The search itself is the compiled kernel ``sudoku_cp.native.bitset.solve_batch`` (naked and
+hidden singles, locked candidates, minimum-remaining-values guesses on an explicit stack).  It
+runs in chunks of a node budget: between two chunks this driver checks the time limit, empties
+the solution buffer and grows the stack of states when the kernel asks.  A search the time limit
+stopped is reported as such (its count is a lower bound), never as "no solution".
 
-The search is iterative with its whole state in numpy arrays (one candidate array per depth),
-so it runs in chunks of a node budget and the Python driver checks the wall clock in between,
-like ``sudoku_cp.native.dlx``.
+``search_batch`` solves many puzzles of one geometry in one call (the kernel walks the whole
+batch); ``backtrack_search`` is the one-puzzle form.  A complete search below the limit gives the
+exact count, and zero then means no solution.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
-from functools import partial
+from functools import cache
 
-import numba
 import numpy as np
 
+from ..geometry import Geometry
 from ..grid import Grid
 from ..limits import Deadline
-from . import NativeInputError
-from .chunks import BUDGET, FLUSH, ChunkBudget
-from .propagation import PropagationTables, Scratch, fix, new_scratch, propagate_grid, propagation_tables
+from . import NativeInputError, bitset
+from .bitset import Tables, Work
+from .chunks import ChunkBudget
 
-__all__ = ["BacktrackResult", "backtrack_search"]
+__all__ = ["MAX_SIDE", "BacktrackResult", "BatchRun", "backtrack_search", "search_batch"]
 
-# Indices into the state vector.
-_LEVEL, _MODE, _COUNT, _NODES, _NBUF = range(5)
-# Modes of the search loop.
-_ENTER, _TRY, _BACKTRACK = 0, 1, 2
-# Final statuses of the kernel (it also returns chunks.BUDGET and chunks.FLUSH).
-_DONE, _LIMIT = 0, 1
-
-# The output buffer holds this many cells (int16) of solutions between two flushes.
+#: The largest grid side the solver takes (one uint64 of candidates per cell).
+MAX_SIDE = 64
+# The solution buffer holds this many cells (int16) between two flushes.
 _BUFFER_CELLS = 1 << 20
-_MIN_BUDGET, _MAX_BUDGET = 100, 20_000_000
+_MIN_BUDGET, _MAX_BUDGET = 50, 50_000_000
 _CHUNK_SECONDS = 0.02
-_ONE = np.uint64(1)
-_ZERO = np.uint64(0)
+# First chunk: about this many cell visits (a 9x9 node costs a few hundred), so that a big grid's
+# first chunk stays short too; later chunks are sized from the measured pace.
+_FIRST_CHUNK_CELLS = 2_000_000
+_STACK_LEVELS = 128  # levels of the stack of states at first (it grows when a search needs more)
+
+
+@dataclass(frozen=True, slots=True)
+class BatchRun:
+    """What a batch search found, puzzle by puzzle (B puzzles).
+
+    ``counts`` (B,) solutions found; ``complete`` (B,) the search was exhausted, so the count is
+    exact; ``timed_out`` (B,) the time limit stopped it; ``nodes`` (B,) propagations made;
+    ``solutions`` (k, n*n) int16 (not yet checked; empty when not kept) and ``owner`` (k,) the
+    puzzle of each, in order; ``seconds`` (B,) each puzzle's share of the search time (in
+    proportion to its nodes); ``budget``: the last chunk's node budget (the pace to start from).
+    """
+
+    counts: np.ndarray
+    complete: np.ndarray
+    timed_out: np.ndarray
+    nodes: np.ndarray
+    solutions: np.ndarray
+    owner: np.ndarray
+    seconds: np.ndarray
+    budget: int
 
 
 @dataclass(frozen=True, slots=True)
 class BacktrackResult:
-    """Outcome of a backtracking search.
+    """Outcome of a one-puzzle search.
 
     ``solutions``: (k, n, n) int16 grids found (empty when ``keep=False``); ``count``: solutions
     found; ``complete``: the search space was exhausted, so ``count`` is exact; ``timed_out``:
-    stopped by the time limit; ``nodes``: propagation calls made (one per value tried).
+    stopped by the time limit; ``nodes``: propagations made (the root, then one per branch).
     """
 
     solutions: np.ndarray
@@ -59,132 +77,162 @@ class BacktrackResult:
     nodes: int
 
 
-@numba.njit(cache=True)
-def _search(
-    levels: np.ndarray,
-    branch_cell: np.ndarray,
-    todo: np.ndarray,
-    state: np.ndarray,
-    work: Scratch,
-    tables: PropagationTables,
-    limit: int,
-    keep: bool,
-    out: np.ndarray,
-    budget: int,
-) -> int:  # pragma: no cover - compiled
-    """Run the depth-first search from ``state`` for at most ``budget`` nodes; return a status."""
-    cells = levels.shape[1]
-    level = state[_LEVEL]
-    mode = state[_MODE]
-    spent = 0
+@cache
+def _tables(geometry: Geometry) -> Tables:
+    """The kernel's tables (cached); NativeInputError beyond 64 x 64."""
+    n = geometry.n
+    if n > MAX_SIDE:
+        raise NativeInputError(f"the bitset search handles grids up to {MAX_SIDE}x{MAX_SIDE}, not {n}x{n}")
+    peers, units, cell_units = (
+        np.ascontiguousarray(table, dtype=np.uint16)
+        for table in (geometry.peers(), geometry.units, geometry.cell_units)
+    )
+    unit_bits = np.zeros(n * n, np.uint64)
+    if 3 * n <= 64:
+        for which in range(3):
+            unit_bits |= np.left_shift(np.uint64(1), cell_units[:, which].astype(np.uint64))
+    for array in (peers, units, cell_units, unit_bits):
+        array.setflags(write=False)
+    return Tables(geometry.p, geometry.q, peers, units, cell_units, unit_bits)
+
+
+def _work(geometry: Geometry, levels: int) -> Work:
+    """Fresh search state for a geometry, with a stack of ``levels`` states."""
+    n, p, q = geometry.n, geometry.p, geometry.q
+    cells = n * n
+    jobs = 2 * n * (p + q)
+    return Work(
+        np.empty(cells, np.uint64),
+        np.empty(cells, np.int32),
+        np.zeros((3 * n + 63) // 64, np.uint64),
+        np.empty(n * (p + q + 4), np.uint64),
+        np.empty((jobs, 3), np.int64),
+        np.empty(jobs, np.uint64),
+        np.empty((levels, cells), np.uint64),
+        np.empty(levels, np.int32),
+        np.zeros(bitset.STATE_SIZE, np.int64),
+    )
+
+
+def _taller(work: Work) -> Work:
+    """The same state with a stack twice as tall (at most one level per cell, plus one)."""
+    levels, cells = work.stack.shape
+    taller = min(2 * levels, cells + 1)
+    stack = np.empty((taller, cells), np.uint64)
+    stack_cell = np.empty(taller, np.int32)
+    stack[:levels] = work.stack
+    stack_cell[:levels] = work.stack_cell
+    return work._replace(stack=stack, stack_cell=stack_cell)
+
+
+def first_budget(geometry: Geometry) -> int:
+    """The node budget of a first chunk on this geometry."""
+    return max(_MIN_BUDGET, _FIRST_CHUNK_CELLS // geometry.n**2)
+
+
+def search_batch(
+    geometry: Geometry,
+    givens: np.ndarray,
+    *,
+    limit: int = 1,
+    keep: bool = True,
+    time_limit: float | Deadline | None = None,
+    budget: int | None = None,
+    rules: int = bitset.RULES_ALL,
+) -> BatchRun:
+    """Count the solutions of each puzzle of ``givens`` (B, n*n) up to ``limit``, in one kernel walk.
+
+    ``time_limit``: seconds for each puzzle, or a ``Deadline`` for the whole call; a puzzle the
+    limit stops is ``timed_out`` (with a Deadline, every puzzle not finished by then).  Each
+    chunk of the kernel lasts about 20 ms, so the limit is overshot by about that much at most.
+    ``budget``: the first chunk's node budget (a previous run's ``budget``).
+    """
+    if limit < 1:
+        raise NativeInputError("limit must be at least 1")
+    tables = _tables(geometry)
+    n_puzzles = givens.shape[0]
+    cells = geometry.n**2
+    board = np.ascontiguousarray(givens, dtype=np.int8).reshape(n_puzzles, cells)
+    limit = min(int(limit), int(np.iinfo(np.int64).max))
+    per_puzzle = None if isinstance(time_limit, Deadline) else time_limit
+    deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(None)
+    chunk_seconds = _CHUNK_SECONDS if per_puzzle is None else min(_CHUNK_SECONDS, max(per_puzzle / 4, 1e-3))
+    clock = ChunkBudget(deadline, budget or first_budget(geometry), _MIN_BUDGET, _MAX_BUDGET, chunk_seconds)
+
+    work = _work(geometry, min(cells + 1, _STACK_LEVELS))
+    solve = bitset.kernel(geometry.p, geometry.q)
+    rows = min(n_puzzles * limit, max(1, _BUFFER_CELLS // cells)) if keep else 1
+    out = np.empty((rows, cells), np.int16)
+    owner = np.empty(rows, np.int64)
+    counts = np.zeros(n_puzzles, np.int64)
+    done = np.zeros(n_puzzles, np.int8)
+    nodes = np.zeros(n_puzzles, np.int64)
+    timed_out = np.zeros(n_puzzles, np.bool_)
+    found: list[np.ndarray] = []
+    found_owner: list[np.ndarray] = []
+
+    began = time.monotonic()
+    current, current_began = 0, began
     while True:
-        if mode == _ENTER:
-            masks = levels[level]
-            best = -1
-            best_size = 65
-            for cell in range(cells):
-                m = masks[cell]
-                if (m & (m - _ONE)) != _ZERO:
-                    size = 0
-                    while m != _ZERO:
-                        m &= m - _ONE
-                        size += 1
-                    if size < best_size:
-                        best = cell
-                        best_size = size
-                        if size == 2:
-                            break
-            if best < 0:
-                if keep:
-                    nbuf = state[_NBUF]
-                    if nbuf == out.shape[0]:
-                        state[_LEVEL] = level
-                        state[_MODE] = mode
-                        state[_NODES] += spent
-                        return FLUSH
-                    for cell in range(cells):
-                        m = masks[cell]
-                        digit = 0
-                        while m > _ONE:
-                            m >>= _ONE
-                            digit += 1
-                        out[nbuf, cell] = digit + 1
-                    state[_NBUF] = nbuf + 1
-                state[_COUNT] += 1
-                mode = _BACKTRACK
-                if state[_COUNT] >= limit:
-                    state[_LEVEL] = level
-                    state[_MODE] = mode
-                    state[_NODES] += spent
-                    return _LIMIT
-                continue
-            branch_cell[level] = best
-            todo[level] = masks[best]
-            mode = _TRY
-        elif mode == _TRY:
-            rest = todo[level]
-            if rest == _ZERO:
-                mode = _BACKTRACK
-                continue
-            if spent >= budget:
-                state[_LEVEL] = level
-                state[_MODE] = mode
-                state[_NODES] += spent
-                return BUDGET
-            spent += 1
-            bit = rest & (~rest + _ONE)
-            todo[level] = rest & ~bit
-            child = levels[level + 1]
-            child[:] = levels[level]
-            if fix(child, branch_cell[level], bit, work, tables, True):
-                level += 1
-                mode = _ENTER
-        else:  # _BACKTRACK
-            if level == 0:
-                state[_LEVEL] = level
-                state[_MODE] = mode
-                state[_NODES] += spent
-                return _DONE
-            level -= 1
-            mode = _TRY
+        status = solve(
+            board, tables, limit, keep, work, out, owner, counts, done, nodes, clock.start(), rules
+        )
+        if work.state[bitset.S_SOLUTIONS]:
+            kept = int(work.state[bitset.S_SOLUTIONS])
+            found.append(out[:kept].copy())
+            found_owner.append(owner[:kept].copy())
+            work.state[bitset.S_SOLUTIONS] = 0
+        if status == bitset.DONE:
+            break
+        if status == bitset.GROW:
+            work = _taller(work)
+        if clock.out_of_time(resize=status == bitset.BUDGET):
+            timed_out[int(work.state[bitset.S_PUZZLE]) :] = True
+            break
+        now = time.monotonic()
+        b = int(work.state[bitset.S_PUZZLE])
+        if b != current:  # a new puzzle began during the chunk: its time counts from now
+            current, current_began = b, now
+        elif per_puzzle is not None and now - current_began >= per_puzzle:
+            timed_out[b] = True  # give up this puzzle, go on with the next
+            work.state[bitset.S_PUZZLE] = b + 1
+            work.state[bitset.S_MODE] = bitset.MODE_START
+            current, current_began = b + 1, now
+            if b + 1 == n_puzzles:
+                break
+    spent = time.monotonic() - began
+    seconds = spent * nodes / max(int(nodes.sum()), 1)
+    solutions = np.concatenate(found) if found else np.zeros((0, cells), np.int16)
+    owners = np.concatenate(found_owner) if found_owner else np.zeros(0, np.int64)
+    return BatchRun(
+        counts,
+        (done == bitset.EXHAUSTED) & ~timed_out,
+        timed_out,
+        nodes,
+        solutions,
+        owners,
+        seconds,
+        clock.budget,
+    )
 
 
 def backtrack_search(
     puzzle: Grid, *, limit: int = 1, time_limit: float | None = None, keep: bool = True
 ) -> BacktrackResult:
-    """Find up to ``limit`` solutions of ``puzzle`` by propagation and MRV backtracking.
+    """Find up to ``limit`` solutions of ``puzzle`` by the bitset search.
 
     ``time_limit`` is wall-clock seconds from the call (a first-call compile included), checked
     between chunks of nodes; with ``keep=False`` solutions are only counted.
     """
-    if limit < 1:
-        raise NativeInputError("limit must be at least 1")
     deadline = Deadline(time_limit)
+    run = search_batch(
+        puzzle.geometry, puzzle.values.reshape(1, -1), limit=limit, keep=keep, time_limit=deadline
+    )
     n = puzzle.n
-    empty = np.zeros((0, n, n), np.int16)
-    start = propagate_grid(puzzle)
-    if start.contradiction:
-        return BacktrackResult(empty, 0, True, False, 1)
-    root = start.masks
-    open_cells = int(np.count_nonzero(root & (root - np.uint64(1))))
-    cells = n * n
-    levels = np.empty((open_cells + 1, cells), np.uint64)
-    levels[0] = root
-    branch_cell = np.zeros(open_cells + 1, np.int64)
-    todo = np.zeros(open_cells + 1, np.uint64)
-    state = np.zeros(5, np.int64)
-    limit = min(int(limit), int(np.iinfo(np.int64).max))
-    out = np.zeros((max(1, min(limit, _BUFFER_CELLS // cells)) if keep else 1, cells), np.int16)
-    found: list[np.ndarray] = []
-
-    def drain() -> None:
-        if state[_NBUF]:
-            found.append(out[: state[_NBUF]].copy())
-            state[_NBUF] = 0
-
-    tables = propagation_tables(puzzle.geometry)
-    step = partial(_search, levels, branch_cell, todo, state, new_scratch(n), tables, limit, keep, out)
-    clock = ChunkBudget(deadline, 1_000, _MIN_BUDGET, _MAX_BUDGET, _CHUNK_SECONDS)
-    status, timed_out = clock.run(step, drain if keep else None)
-    solutions = np.concatenate(found).reshape(-1, n, n) if found else empty
-    return BacktrackResult(solutions, int(state[_COUNT]), status == _DONE, timed_out, int(state[_NODES]))
+    return BacktrackResult(
+        run.solutions.reshape(-1, n, n),
+        int(run.counts[0]),
+        bool(run.complete[0]),
+        bool(run.timed_out[0]),
+        int(run.nodes[0]),
+    )

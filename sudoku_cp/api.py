@@ -15,13 +15,17 @@ import multiprocessing
 import signal
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from .backends.answers import ArrayBackend, BatchAnswers
 from .backends.base import Backend, BackendError, BatchBackend, SearchResult
 from .backends.registry import backend_name, make_backend
 from .errors import SudokuCpError
-from .formats import PuzzleItem, format_line
+from .formats import PuzzleItem, PuzzleRows, format_line, format_lines, grid_rows, json_dumps
+from .geometry import Geometry
 from .grid import Grid
 from .limits import Deadline, TimeLimitReached
 from .outcome import REASON_TIME_LIMIT, Status
@@ -71,31 +75,111 @@ class BackendOptions:
         return backend_name(self.backend, encoding=self.encoding, solver_cmd=self.solver_cmd, batch=True)
 
 
-@dataclass(frozen=True, slots=True)
 class PuzzleResult:
-    """The outcome for one puzzle: status, the checked solution, and how long it took."""
+    """The outcome for one puzzle: status, the checked solution, and how long it took.
 
-    index: int
-    status: Status
-    solution: Grid | None = None
-    seconds: float = 0.0
-    error: str | None = None
-    line: int | None = None
-    stats: dict[str, float | int] = field(default_factory=dict)
+    Results of a batch hold their solution as a row of the batch's solutions and its one-line
+    form, and make the ``Grid`` only when asked (``solution``).  Results are values: never
+    changed once made, compared by their fields.
+    """
+
+    __slots__ = (
+        *("index", "status", "seconds", "error", "line", "stats"),
+        *("_solution", "_geometry", "_values", "_text"),  # the solution as a Grid, or as a batch row
+    )
+
+    def __init__(
+        self,
+        index: int,
+        status: Status,
+        solution: Grid | None = None,
+        seconds: float = 0.0,
+        error: str | None = None,
+        line: int | None = None,
+        stats: dict[str, float | int] | None = None,
+    ) -> None:
+        self.index = index
+        self.status = status
+        self.seconds = float(seconds)
+        self.error = error
+        self.line = line
+        self.stats: dict[str, float | int] = {} if stats is None else stats
+        self._solution = solution
+        self._geometry: Geometry | None = None
+        self._values: np.ndarray | None = None
+        self._text: str | None = None
+
+    @classmethod
+    def of_row(
+        cls,
+        index: int,
+        status: Status,
+        geometry: Geometry,
+        values: np.ndarray,
+        text: str,
+        seconds: float,
+        line: int | None,
+        error: str | None = None,
+    ) -> PuzzleResult:
+        """A result whose solution is ``values`` (n*n digits, checked) written as ``text`` (one line)."""
+        result = cls(index, status, None, seconds, error, line)
+        result._geometry, result._values, result._text = geometry, values, text
+        return result
+
+    @property
+    def solution(self) -> Grid | None:
+        """The checked solution, or None."""
+        if self._solution is None and self._geometry is not None and self._values is not None:
+            self._solution = Grid(self._geometry, self._values)
+        return self._solution
+
+    @property
+    def solution_line(self) -> str | None:
+        """The solution in one-line form (``formats.format_line``), or None."""
+        if self._text is None and self.solution is not None:
+            self._text = format_line(self.solution)
+        return self._text
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.index, self.status, self.solution, self.seconds, self.error, self.line, self.stats)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PuzzleResult) and self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]  # stats is a dict
+
+    def __repr__(self) -> str:
+        names = ("index", "status", "solution", "seconds", "error", "line", "stats")
+        fields = ", ".join(f"{name}={value!r}" for name, value in zip(names, self._key(), strict=True))
+        return f"PuzzleResult({fields})"
 
     def to_json(self) -> dict[str, object]:
         """The JSON Lines object: index (0-based), status, solution, error, seconds, and more."""
         obj: dict[str, object] = {"index": self.index, "status": self.status.value}
         if self.line is not None:
             obj["line"] = self.line
-        if self.solution is not None:
-            obj["solution"] = format_line(self.solution)
+        if self.solution_line is not None:
+            obj["solution"] = self.solution_line
         if self.error is not None:
             obj["error"] = self.error
         obj["seconds"] = round(self.seconds, 6)
         if self.stats:
             obj["stats"] = self.stats
         return obj
+
+    def json_line(self) -> str:
+        """``formats.json_dumps(self.to_json())`` written directly (a batch prints one per puzzle)."""
+        text = f'{{"index":{self.index},"status":"{self.status.value}"'
+        if self.line is not None:
+            text += f',"line":{self.line}'
+        if self.solution_line is not None:
+            text += f',"solution":"{self.solution_line}"'  # symbols, digits and spaces: nothing to escape
+        if self.error is not None:
+            text += ',"error":' + json_dumps(self.error)
+        text += f',"seconds":{round(self.seconds, 6)!r}'
+        if self.stats:
+            text += ',"stats":' + json_dumps(self.stats)
+        return text + "}"
 
 
 class IncompleteSearchError(SudokuCpError, ValueError):
@@ -236,6 +320,8 @@ def _solve_chunk(
     items: Sequence[PuzzleItem], backend: Backend, unique: bool, time_limit: float | Deadline | None
 ) -> list[PuzzleResult]:
     """Solve a chunk in this process: all at once when the backend can, else puzzle by puzzle."""
+    if isinstance(backend, ArrayBackend):
+        return _solve_arrays(items, backend, unique, time_limit)
     if not isinstance(backend, BatchBackend):
         return [
             _invalid(item)
@@ -259,6 +345,49 @@ def _solve_chunk(
         else:
             results.append(_result(item.grid, item.index, item.line, unique, seconds, found))
     return results
+
+
+def _solve_arrays(
+    items: Sequence[PuzzleItem], backend: ArrayBackend, unique: bool, time_limit: float | Deadline | None
+) -> list[PuzzleResult]:
+    """A chunk through ``search_arrays``: one call per geometry, results made from the arrays."""
+    results: list[PuzzleResult | None] = [None] * len(items)
+    for geometry, positions, values in grid_rows(items):
+        found = backend.search_arrays(geometry, values, 2 if unique else 1, time_limit)
+        texts = iter(format_lines(geometry, found.solutions[found.counts > 0]))
+        solved = (found.counts == 1) & (found.complete | (not unique))
+        columns = [column.tolist() for column in (positions, found.counts, found.seconds, solved)]
+        for k, (position, count, seconds, fine) in enumerate(zip(*columns, strict=True)):
+            item = items[position]
+            text = next(texts) if count else ""
+            if fine and k not in found.stats:  # the common case, without a SearchResult
+                results[position] = PuzzleResult.of_row(
+                    item.index, Status.SOLVED, geometry, found.solutions[k], text, seconds, item.line
+                )
+            else:
+                results[position] = _array_result(item, found, k, values[k], text, unique)
+    return [_invalid(items[k]) if result is None else result for k, result in enumerate(results)]
+
+
+def _array_result(
+    item: PuzzleItem, found: BatchAnswers, k: int, givens: np.ndarray, text: str, unique: bool
+) -> PuzzleResult:
+    """The result of answer ``k`` of a batch that is not a plain solve: unsat, invalid, unknown, multiple."""
+    answer = found.result(k)
+    seconds = answer.seconds or 0.0
+    if answer.complete and not answer.count:
+        conflict = given_conflict(Grid(found.geometry, givens))
+        if conflict is not None:
+            return PuzzleResult(item.index, Status.INVALID, None, seconds, conflict, item.line)
+    status = _status(answer, unique)
+    message = _unknown_message(answer) if status is Status.UNKNOWN else None
+    if not answer.count:
+        return PuzzleResult(item.index, status, None, seconds, message, item.line, answer.stats)
+    result = PuzzleResult.of_row(
+        item.index, status, found.geometry, found.solutions[k], text, seconds, item.line, message
+    )
+    result.stats.update(answer.stats)
+    return result
 
 
 def _invalid(item: PuzzleItem) -> PuzzleResult:
@@ -288,12 +417,14 @@ def solve_items(
     unique: bool = False,
     time_limit: float | Deadline | None = None,
     jobs: int = 1,
-    chunk: int = 64,
+    chunk: int | None = None,
 ) -> Iterator[PuzzleResult]:
     """Solve a batch in order, one result per item (a bad item gives an 'invalid' result).
 
     ``time_limit``: seconds for each puzzle, or a ``Deadline`` shared by the whole batch (see the
-    module notes).
+    module notes).  ``chunk``: puzzles per call of the backend (or per job); by default
+    ``ARRAY_CHUNK`` for a backend that answers arrays, ``CHUNK`` for the others, and with
+    ``jobs`` above 1 small enough for every worker to get several.
 
     The backend is made once, here, so a bad backend name fails before any work; with ``jobs``
     above 1 each worker process makes its own once, from ``options``.
@@ -302,8 +433,30 @@ def solve_items(
     backend = options.make()
     if _spent(time_limit):
         return iter([_not_started(item) for item in items])
+    if chunk is None:
+        chunk = ARRAY_CHUNK if isinstance(backend, ArrayBackend) else CHUNK
+        if jobs > 1:
+            chunk = max(CHUNK, min(chunk, -(-len(items) // (4 * jobs))))
     chunks = [items[i : i + chunk] for i in range(0, len(items), chunk)]
     return _solve_chunks(chunks, backend, options, unique, time_limit, jobs)
+
+
+#: Puzzles per backend call by default: small chunks keep the output flowing and the jobs busy.
+CHUNK = 64
+#: Puzzles per call of a backend that answers arrays: its per-call work (propagation, checking,
+#: formatting) runs over the whole chunk in numpy, so bigger is faster, up to a few thousand.
+ARRAY_CHUNK = 4096
+
+
+def _rebased(part: Sequence[PuzzleItem]) -> list[PuzzleItem]:
+    """The items of a chunk sent to a worker, pointing at rows of their own (not the whole file's)."""
+    rebased = list(part)
+    for geometry, positions, values in grid_rows(part):
+        rows = PuzzleRows(geometry, values)
+        for row, position in enumerate(positions.tolist()):
+            item = part[position]
+            rebased[position] = PuzzleItem(item.index, item.line, None, None, rows, row)
+    return rebased
 
 
 def _solve_chunks(
@@ -322,5 +475,6 @@ def _solve_chunks(
         "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     )
     with context.Pool(jobs, initializer=_start_worker, initargs=(options,)) as pool:
-        for results in pool.imap(_chunk_worker, [(part, unique, time_limit) for part in chunks]):
+        work = ((_rebased(part), unique, time_limit) for part in chunks)
+        for results in pool.imap(_chunk_worker, work):
             yield from results

@@ -49,6 +49,7 @@ __all__ = [
     "format_line",
     "format_lines",
     "format_pretty",
+    "grid_rows",
     "grid_to_json",
     "parse_grid",
     "parse_puzzles",
@@ -173,6 +174,8 @@ class PuzzleItem:
         return f"PuzzleItem({fields})"
 
     def __reduce__(self) -> tuple[object, ...]:
+        if self._rows is not None:  # the rows once for all the items pickled together
+            return (PuzzleItem, (self.index, self.line, None, self.error, self._rows, self._row))
         return (PuzzleItem, self._key())
 
 
@@ -624,6 +627,42 @@ def _single_item(read: Callable[[], Grid], line: int) -> PuzzleItem:
         return PuzzleItem(0, line, read())
     except ParseError as error:
         return PuzzleItem(0, error.line or line, None, str(error))
+
+
+def grid_rows(items: Sequence[PuzzleItem]) -> list[tuple[Geometry, np.ndarray, np.ndarray]]:
+    """The grids of the readable items, grouped by geometry in order of first appearance: for each,
+    the positions of its items in ``items`` and their (k, n*n) int16 values, gathered from the
+    batch arrays they were read into where they were (no ``Grid`` is made)."""
+    groups: dict[Geometry, tuple[list[int], list[PuzzleRows | Grid], list[int]]] = {}
+    for position, item in enumerate(items):
+        rows = item._rows
+        source: PuzzleRows | Grid
+        if rows is not None:
+            geometry, source, row = rows.geometry, rows, item._row
+        elif item._grid is not None:
+            geometry, source, row = item._grid.geometry, item._grid, 0
+        else:
+            continue
+        if geometry not in groups:
+            groups[geometry] = ([], [], [])
+        positions, sources, picked = groups[geometry]
+        positions.append(position)
+        sources.append(source)
+        picked.append(row)
+    out = []
+    for geometry, (positions, sources, picked) in groups.items():
+        first = sources[0]
+        if isinstance(first, PuzzleRows) and all(source is first for source in sources):
+            values = first.values[np.asarray(picked, dtype=np.int64)]
+        else:
+            values = np.stack(
+                [
+                    source.values[row] if isinstance(source, PuzzleRows) else source.values.reshape(-1)
+                    for source, row in zip(sources, picked, strict=True)
+                ]
+            )
+        out.append((geometry, np.asarray(positions, dtype=np.int64), values.astype(np.int16, copy=False)))
+    return out
 
 
 def format_line(grid: Grid) -> str:

@@ -28,12 +28,14 @@ import numpy as np
 from ..limits import Deadline
 from ..propagation import Propagation
 
-__all__ = ["FULL", "candidate_table", "propagate_masks", "propagate9"]
+__all__ = ["FULL", "candidate_table", "placed_digits", "propagate9", "propagate_masks"]
 
 #: The candidate set of an empty cell: digits 1-9 as bits 0-8.
 FULL = np.uint16(0x1FF)
 _ONE = np.uint16(1)
 _BIT = np.array([0] + [1 << d for d in range(9)], dtype=np.uint16)  # value -> its bit, 0 -> none
+_DIGIT = np.zeros(512, dtype=np.int16)  # a set of one candidate -> its digit, any other set -> 0
+_DIGIT[_BIT[1:]] = np.arange(1, 10)
 
 
 def _exactly_once(parts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -179,10 +181,12 @@ def candidate_table(masks: np.ndarray) -> np.ndarray:
     return np.asarray((masks[:, :, None] >> np.arange(9, dtype=np.uint16)) & _ONE, dtype=bool)
 
 
+def placed_digits(masks: np.ndarray) -> np.ndarray:
+    """(B, 81) int16: the digit of each cell with one candidate, 0 elsewhere."""
+    return _DIGIT[masks]
+
+
 def propagate9(values: np.ndarray, *, locked: bool = True, deadline: Deadline | None = None) -> Propagation:
     """``propagation.propagate_batch`` for 9x9 (3x3 boxes) with singles, and locked candidates if asked."""
     masks, bad = propagate_masks(values, locked=locked, deadline=deadline)
-    cand = candidate_table(masks)
-    placed = (masks & (masks - _ONE)) == 0
-    digits = np.where(placed, np.argmax(cand, axis=2) + 1, 0).astype(np.int16)
-    return Propagation(digits, cand, bad)
+    return Propagation(placed_digits(masks), candidate_table(masks), bad)

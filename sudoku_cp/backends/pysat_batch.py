@@ -15,7 +15,7 @@ import gc
 import itertools
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -27,14 +27,18 @@ from ..grid import Grid
 from ..limits import Deadline, TimeLimitReached, solve_limited
 from ..outcome import REASON_TIME_LIMIT
 from ..propagation import propagate_batch
-from ..verify import valid_solutions_mask
-from .base import BackendError, SearchResult, checked_solutions, no_grids
+from ..verify import valid_completions
+from .answers import BatchAnswers
+from .base import BackendError, SearchResult, checked_solutions
+from .batch9 import candidate_table, placed_digits, propagate_masks
 from .pysat_backend import BATCH_SOLVER, DEFAULT_SOLVER, PysatBackend, check_solver_name
 
-__all__ = ["BatchPysat", "PysatBatchBackend"]
+__all__ = ["ARRAY_SIDE", "BatchPysat", "PysatBatchBackend"]
 
 
-_PROPAGATION_CELLS = 1 << 21  # candidates (puzzles * n**3) propagated and encoded at once
+_PROPAGATION_CELLS = 1 << 22  # candidates (puzzles * n**3) propagated and encoded at once
+#: The largest grid side ``PysatBatchBackend.search_arrays`` answers itself.
+ARRAY_SIDE = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,15 +59,20 @@ class _CompactBatch:
     var_digit: np.ndarray
 
 
-def _count_last(flags: np.ndarray) -> np.ndarray:
-    """Number of True along the last axis, as int64.
+def _count(flags: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Number of True along ``axis``, as int64.
 
-    A matrix product for short axes (numpy's sum is slow there); ``count_nonzero`` for long ones,
-    where the int64 copy the product needs would cost more than the count.
+    Short axes (up to 64) as a sum of slices viewed as uint8: numpy's reductions along a short
+    axis pay per output element, the slices are a few passes over contiguous memory.
     """
-    if flags.shape[-1] > 64:
-        return np.count_nonzero(flags, axis=-1).astype(np.int64, copy=False)
-    return np.asarray(flags.astype(np.int64) @ np.ones(flags.shape[-1], dtype=np.int64))
+    size = flags.shape[axis]
+    if size > 64:
+        return np.count_nonzero(flags, axis=axis).astype(np.int64, copy=False)
+    moved = np.moveaxis(flags, axis, 0)
+    total = np.zeros(moved.shape[1:], dtype=np.uint8)
+    for part in moved:
+        total += part.view(np.uint8)
+    return total.astype(np.int64)
 
 
 def _peer_sums(geometry: Geometry, counts: np.ndarray) -> np.ndarray:
@@ -103,53 +112,79 @@ def _compact_batch(
     most candidates among their peers.  On the forum-hardest corpus this cuts Minicard's
     conflicts from about 59 to 39 per puzzle.
     """
-    n = geometry.n
+    p, q, n = geometry.p, geometry.q, geometry.n
     batch = values.shape[0]
     if batch == 0:
         nothing = np.zeros(0, dtype=np.int64)
         return _CompactBatch([], np.zeros(1, dtype=np.int64), nothing, nothing)
     clock = deadline or Deadline()
     open_cand = candidates & (values == 0)[:, :, None]
-    counts = _count_last(open_cand)
+    counts = _count(open_cand)  # (B, n*n)
     if ranked:
         degree = _peer_sums(geometry, counts)
-        peers = 3 * n - geometry.p - geometry.q - 1  # 2(n-1) on the lines, (p-1)(q-1) more in the box
-        key = degree - counts.astype(np.int64) * (n * peers + 1)
+        peers = 3 * n - p - q - 1  # 2(n-1) on the lines, (p-1)(q-1) more in the box
+        key = degree - counts * (n * peers + 1)
         order = np.argsort(key, axis=1, kind="stable")
     else:
         order = np.broadcast_to(np.arange(n * n), (batch, n * n))
-    in_order = np.take_along_axis(open_cand, order[:, :, None], axis=1).reshape(batch, -1)
-    ids = (np.cumsum(in_order, axis=1, dtype=np.int32) * in_order).reshape(batch, -1, n)
-    index = np.zeros_like(ids)
-    np.put_along_axis(index, order[:, :, None], ids, axis=1)
-    rows, pos = np.nonzero(in_order)
+    # Variables of a puzzle: cell by cell in ``order``, digits in order within a cell; a cell's
+    # first variable follows the candidates of the cells before it in that order.
+    in_order = np.take_along_axis(counts, order, axis=1)
+    before = np.empty_like(in_order)
+    np.put_along_axis(before, order, np.cumsum(in_order, axis=1) - in_order, axis=1)
+    flat = np.flatnonzero(open_cand)  # every open candidate, puzzle by puzzle, cell by cell
+    where = flat // n  # its (puzzle, cell)
+    cell_first = np.cumsum(counts.ravel()) - counts.ravel()  # in ``flat``, each cell's first candidate
+    numbers = before.ravel()[where] + np.arange(flat.size) - cell_first[where] + 1  # 1-based, per puzzle
+    index = np.zeros(open_cand.size, dtype=np.int32 if n**3 < 2**31 else np.int64)
+    index[flat] = numbers
     var_offset = np.zeros(batch + 1, dtype=np.int64)
-    np.cumsum(in_order.sum(axis=1), out=var_offset[1:])
+    np.cumsum(counts.sum(axis=1), out=var_offset[1:])
+    owner = where // (n * n)
+    var_cell = np.empty(flat.size, dtype=np.int64)
+    var_digit = np.empty(flat.size, dtype=np.int64)
+    slot = var_offset[owner] + numbers - 1
+    var_cell[slot], var_digit[slot] = where % (n * n), flat % n
     clock.check("encoding")
-    by_unit = index[:, geometry.units].transpose(0, 1, 3, 2).reshape(batch, 3, n * n, n)
+    grid = index.reshape(batch, n, n, n)  # [puzzle, row, column, digit]
+    per_cell = open_cand.reshape(batch, n, n, n)
+    by_box = per_cell.reshape(batch, q, p, p, q, n)  # [puzzle, band, row in band, stack, column, digit]
+    # Groups by unit then digit (as geometry.units numbers units), each group's variables in its
+    # unit's cell order; the width of each group.  Exactly one: cells, rows, columns (and boxes
+    # with ``box_clauses``); at most one: boxes.
+    kinds = 4 if box_clauses else 3
+    table = np.empty((batch, kinds, n * n, n), dtype=index.dtype)
+    table[:, 0] = index.reshape(batch, n * n, n)
+    table[:, 1] = grid.transpose(0, 1, 3, 2).reshape(batch, n * n, n)
+    table[:, 2] = grid.transpose(0, 2, 3, 1).reshape(batch, n * n, n)
+    boxes = grid.reshape(by_box.shape).transpose(0, 1, 3, 5, 2, 4).reshape(batch, n * n, n)
     if box_clauses:
-        tables = [(True, np.concatenate([index, by_unit.reshape(batch, -1, n)], axis=1))]
-    else:
-        lines = np.concatenate([index, by_unit[:, 0], by_unit[:, 1]], axis=1)
-        tables = [(True, lines), (False, by_unit[:, 2])]
+        table[:, 3] = boxes
+    box_widths = _count(by_box, 2).sum(axis=3).reshape(batch, n * n)
+    widths = [counts, _count(per_cell, 2).reshape(batch, n * n), _count(per_cell, 1).reshape(batch, n * n)]
+    tables: list[tuple[bool, np.ndarray, np.ndarray]] = [
+        (True, table, np.stack(widths + [box_widths] * box_clauses, axis=1))
+    ]
+    if not box_clauses:
+        tables.append((False, boxes, box_widths))
     blocks = []
-    for exactly, table in tables:
+    for exactly, groups, group_widths in tables:
         clock.check("encoding")
-        present = table > 0
-        widths = _count_last(present).ravel()
-        literals = np.compress(present.ravel(), table)  # every group's variables, puzzle by puzzle
-        starts = np.cumsum(widths) - widths
-        per_puzzle = widths.reshape(batch, -1)
+        entries = np.ascontiguousarray(groups).ravel()
+        literals = entries[entries > 0]  # every group's variables, puzzle by puzzle
+        per_puzzle = group_widths.reshape(batch, -1)
+        flat_widths = per_puzzle.ravel()
+        starts = np.cumsum(flat_widths) - flat_widths
         for width in range(1, n + 1):
             chosen = per_puzzle == width
             if (width == 1 and not exactly) or not chosen.any():
                 continue
             clock.check("encoding")
             offsets = np.zeros(batch + 1, dtype=np.int64)
-            np.cumsum(chosen.sum(axis=1), out=offsets[1:])
+            np.cumsum(_count(chosen), out=offsets[1:])
             block = literals[starts[chosen.ravel()][:, None] + np.arange(width)]
             blocks.append((width, exactly, block.tolist(), offsets))
-    return _CompactBatch(blocks, var_offset, order[rows, pos // n], pos % n)
+    return _CompactBatch(blocks, var_offset, var_cell, var_digit)
 
 
 def _load(oracle: Any, compact: _CompactBatch, row: int, native_amo: bool, deadline: Deadline) -> None:
@@ -199,6 +234,38 @@ def _load(oracle: Any, compact: _CompactBatch, row: int, native_amo: bool, deadl
                 add_clause([-group[i], -group[j]])
 
 
+def _nothing(geometry: Geometry, size: int, seconds: float, reason: str) -> BatchAnswers:
+    """The answers of a part stopped before any search: no solution, not complete, ``reason``."""
+    return BatchAnswers(
+        geometry,
+        np.zeros((size, geometry.n**2), dtype=np.int16),
+        np.zeros(size, dtype=np.int64),
+        np.zeros(size, dtype=bool),
+        np.full(size, seconds),
+        dict.fromkeys(range(size), reason),
+    )
+
+
+def _joined(geometry: Geometry, parts: Sequence[BatchAnswers], size: int) -> BatchAnswers:
+    """The answers of consecutive parts as one."""
+    offsets = np.cumsum([0] + [len(part) for part in parts]).tolist()
+    reasons, more, stats = {}, {}, {}
+    for offset, part in zip(offsets, parts, strict=False):
+        reasons.update({offset + k: reason for k, reason in part.reasons.items()})
+        more.update({offset + k: rest for k, rest in part.more.items()})
+        stats.update({offset + k: found for k, found in part.stats.items()})
+    return BatchAnswers(
+        geometry,
+        np.concatenate([part.solutions for part in parts]),
+        np.concatenate([part.counts for part in parts]),
+        np.concatenate([part.complete for part in parts]),
+        np.concatenate([part.seconds for part in parts]),
+        reasons,
+        more,
+        stats,
+    )
+
+
 class BatchPysat:
     """Batch solving: one fresh python-sat solver per puzzle on its compact exactly-one model.
 
@@ -236,109 +303,160 @@ class BatchPysat:
     ) -> list[SearchResult]:
         """Up to ``limit`` checked solutions of each puzzle (any geometries), in order.
 
-        ``time_limit`` in seconds applies to each puzzle: its solve and its share of the batch's
-        propagation and encoding (which may take the sum of the shares; past it, every puzzle of
-        the batch is unknown, "time limit reached during propagation"); a ``Deadline`` is one
-        budget for the whole call.  Each result carries its ``seconds``: its solve time plus a
-        share of the batch's propagation, encoding and checking.  Propagation finds clashing
-        givens: those puzzles are unsatisfiable.  A puzzle whose solution fails the checker gets a
-        result without solutions, not complete, the checker's verdict as reason.
-
-        The cyclic garbage collector is paused meanwhile: loading allocates a few hundred
-        short-lived lists per puzzle, all freed by reference counting, and the collector's
-        passes over them would cost about a tenth of the batch time.
+        See ``search_arrays``, which this calls once per geometry.
         """
         answers: list[SearchResult | None] = [None] * len(puzzles)
         by_geometry: dict[Geometry, list[int]] = {}
         for k, puzzle in enumerate(puzzles):
             by_geometry.setdefault(puzzle.geometry, []).append(k)
+        for geometry, members in by_geometry.items():
+            values = np.stack([puzzles[k].values.reshape(-1) for k in members])
+            found = self.search_arrays(geometry, values, limit, time_limit)
+            for k, answer in zip(members, found.results(), strict=True):
+                answers[k] = answer
+        return [answer for answer in answers if answer is not None]
+
+    def search_arrays(
+        self,
+        geometry: Geometry,
+        values: np.ndarray,
+        limit: int = 1,
+        time_limit: float | Deadline | None = None,
+    ) -> BatchAnswers:
+        """Up to ``limit`` checked solutions of each row of a (B, n*n) stack of puzzles, in order.
+
+        ``time_limit`` in seconds applies to each puzzle: its solve and its share of the batch's
+        propagation and encoding (which may take the sum of the shares; past it, every puzzle of
+        the batch is unknown, "time limit reached during propagation"); a ``Deadline`` is one
+        budget for the whole call.  Each answer carries its ``seconds``: its solve time plus a
+        share of the batch's propagation, encoding and checking.  Propagation finds clashing
+        givens: those puzzles are unsatisfiable.  A puzzle whose solution fails the checker gets
+        no solution, not complete, the checker's verdict as reason.
+
+        The cyclic garbage collector is paused meanwhile: loading allocates a few hundred
+        short-lived lists per puzzle, all freed by reference counting, and the collector's
+        passes over them would cost about a tenth of the batch time.
+        """
+        stack = np.asarray(values, dtype=np.int16).reshape(-1, geometry.n**2)
+        step = max(1, _PROPAGATION_CELLS // geometry.n**3)
         collecting = gc.isenabled()
         gc.disable()
         try:
-            for geometry, members in by_geometry.items():
-                step = max(1, _PROPAGATION_CELLS // geometry.n**3)
-                for lo in range(0, len(members), step):
-                    part = members[lo : lo + step]
-                    found = self._search_part(geometry, [puzzles[k] for k in part], limit, time_limit)
-                    for k, answer in zip(part, found, strict=True):
-                        answers[k] = answer
+            parts = [
+                self._search_part(geometry, stack[lo : lo + step], limit, time_limit)
+                for lo in range(0, len(stack), step)
+            ]
         finally:
             if collecting:
                 gc.enable()
-        return [answer for answer in answers if answer is not None]
+        if len(parts) == 1:
+            return parts[0]
+        return _joined(geometry, parts, len(stack))
+
+    def _propagate(
+        self, geometry: Geometry, givens: np.ndarray, deadline: Deadline
+    ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        """Placed digits (B, n*n), contradictions (B,), and a function giving the candidates of some rows.
+
+        9x9 batches go to ``batch9`` (candidate sets in uint16, with locked candidates: cheap
+        there, and a fifth of the 17-clue puzzles left open by singles fall to them); other
+        sizes, or pairs, to ``propagation``.
+        """
+        if geometry.n == 9 and not self.rules["pairs"]:
+            masks, dead = propagate_masks(givens, locked=True, deadline=deadline)
+            return placed_digits(masks), dead, lambda rows: candidate_table(masks[rows])
+        state = propagate_batch(geometry, givens, **self.rules, deadline=deadline)
+        return state.values, state.contradiction, lambda rows: state.candidates[rows]
 
     def _search_part(
         self,
         geometry: Geometry,
-        puzzles: Sequence[Grid],
+        givens: np.ndarray,
         limit: int,
         time_limit: float | Deadline | None,
-    ) -> list[SearchResult]:
+    ) -> BatchAnswers:
         start = time.perf_counter()
-        n = geometry.n
+        size = len(givens)
         if isinstance(time_limit, Deadline):
             shared = time_limit
         else:  # the shared phases may spend every puzzle's share
-            shared = Deadline(None if time_limit is None else time_limit * len(puzzles))
-        givens = np.stack([p.values.reshape(-1) for p in puzzles])
+            shared = Deadline(None if time_limit is None else time_limit * size)
         try:
-            state = propagate_batch(geometry, givens, **self.rules, deadline=shared)
-            values, dead = state.values, state.contradiction
+            values, dead, candidates_of = self._propagate(geometry, givens, shared)
             todo = np.flatnonzero(~dead & (values == 0).any(axis=1))
             forced = np.flatnonzero(~dead & (values != 0).all(axis=1))  # propagation placed every digit
             shared.check("encoding")
             compact = _compact_batch(
-                geometry, values[todo], state.candidates[todo], self.box_clauses, self.ranked, shared
+                geometry, values[todo], candidates_of(todo), self.box_clauses, self.ranked, shared
             )
         except TimeLimitReached as stop:
-            share = (time.perf_counter() - start) / len(puzzles)
-            return [SearchResult(no_grids(n), False, reason=str(stop), seconds=share) for _ in puzzles]
-        share = (time.perf_counter() - start) / len(puzzles)
-        seconds = np.full(len(puzzles), share)
-        models: list[list[list[int]]] = [[] for _ in puzzles]
-        complete = np.ones(len(puzzles), dtype=bool)
-        reasons: list[str | None] = [None] * len(puzzles)
+            share = (time.perf_counter() - start) / max(size, 1)
+            return _nothing(geometry, size, share, str(stop))
+        share = (time.perf_counter() - start) / max(size, 1)
+        seconds = np.full(size, share)
+        models: list[list[list[int]]] = [[] for _ in range(size)]
+        complete = np.ones(size, dtype=bool)
+        reasons: dict[int, str] = {}
         for row, b in enumerate(todo.tolist()):
             t0 = time.perf_counter()
             if isinstance(time_limit, Deadline):
                 deadline = time_limit
             else:  # the puzzle's own budget, less its share of the shared phases
                 deadline = Deadline(time_limit, began=time.monotonic() - share)
-            models[b], complete[b], reasons[b] = self._solve_one(compact, row, limit, deadline)
+            models[b], complete[b], reason = self._solve_one(compact, row, limit, deadline)
+            if reason is not None:
+                reasons[b] = reason
             seconds[b] += time.perf_counter() - t0
         t0 = time.perf_counter()
         decoded, decoded_owner = self._decode(compact, todo, values, models)
-        owner = np.concatenate([forced, decoded_owner])
+        answers = self._checked(geometry, givens, values, forced, decoded, decoded_owner, complete, reasons)
+        seconds += (time.perf_counter() - t0) / max(size, 1)
+        self.stats["puzzles"] += size
+        return replace(answers, seconds=seconds)
+
+    def _checked(
+        self,
+        geometry: Geometry,
+        givens: np.ndarray,
+        values: np.ndarray,
+        forced: np.ndarray,
+        decoded: np.ndarray,
+        decoded_owner: np.ndarray,
+        complete: np.ndarray,
+        reasons: dict[int, str],
+    ) -> BatchAnswers:
+        """The answers of a part: every solution checked at once; a puzzle with a bad one gets none,
+        not complete, the checker's verdict as reason (as does one with the same solution twice)."""
+        size, cells = givens.shape
+        owner = np.concatenate([forced, decoded_owner]).astype(np.int64)
         order = np.argsort(owner, kind="stable")
-        stack = np.concatenate([values[forced], decoded])[order]
+        stack = np.concatenate([values[forced], decoded]).astype(np.int16)[order]
         owner = owner[order]
-        ok = valid_solutions_mask(Grid.empty(geometry), stack) & (
-            (stack == givens[owner]) | (givens[owner] == 0)
-        ).all(axis=1)
-        counts = np.bincount(owner, minlength=len(puzzles))
-        ends = np.cumsum(counts).tolist()
-        seconds += (time.perf_counter() - t0) / len(puzzles)
-        answers: list[SearchResult] = []
-        for b, puzzle in enumerate(puzzles):
-            count = int(counts[b])
-            mine = stack[ends[b] - count : ends[b]].reshape(count, n, n)
-            if not ok[ends[b] - count : ends[b]].all() or (
-                count > 1 and len(np.unique(mine.reshape(count, -1), axis=0)) < count
-            ):
-                try:  # the independent checker's verdict, with its explanation
-                    checked_solutions(puzzle, mine, self.name)
-                except BackendError as error:
-                    empty = stack[:0].reshape(0, n, n)
-                    answers.append(SearchResult(empty, False, reason=str(error), seconds=float(seconds[b])))
-                    continue
-            mine.setflags(write=False)
-            answers.append(
-                SearchResult(
-                    mine, bool(complete[b]), count=count, reason=reasons[b], seconds=float(seconds[b])
-                )
-            )
-        self.stats["puzzles"] += len(puzzles)
-        return answers
+        ok = valid_completions(geometry, givens[owner], stack)
+        counts = np.bincount(owner, minlength=size)
+        firsts = np.cumsum(counts) - counts  # the first solution of each puzzle in the stack
+        solutions = np.zeros((size, cells), dtype=np.int16)
+        has = np.flatnonzero(counts)
+        solutions[has] = stack[firsts[has]]
+        more: dict[int, np.ndarray] = {}
+        for b in np.flatnonzero(counts > 1).tolist():
+            mine = stack[firsts[b] : firsts[b] + counts[b]]
+            more[b] = mine[1:]
+            if len(np.unique(mine, axis=0)) < len(mine):
+                ok[firsts[b]] = False  # the same solution twice: refused below with the checker's words
+        complete = complete.copy()
+        for b in np.unique(owner[~ok]).tolist():
+            puzzle = Grid(geometry, givens[b])
+            mine = stack[firsts[b] : firsts[b] + counts[b]].reshape(-1, geometry.n, geometry.n)
+            try:  # the independent checker's verdict, with its explanation
+                checked_solutions(puzzle, mine, self.name)
+                problem = f"backend {self.name} refused an answer it could not explain"
+            except BackendError as error:
+                problem = str(error)
+            counts[b], complete[b], reasons[b] = 0, False, problem
+            solutions[b] = 0
+            more.pop(b, None)
+        return BatchAnswers(geometry, solutions, counts, complete, np.zeros(size), reasons, more)
 
     def _solve_one(
         self, compact: _CompactBatch, row: int, limit: int, deadline: Deadline
@@ -408,6 +526,26 @@ class PysatBatchBackend(PysatBackend):
         self, puzzles: Sequence[Grid], limit: int = 1, time_limit: float | Deadline | None = None
     ) -> list[SearchResult]:
         """One checked result per puzzle, in order (see ``BatchPysat.search_many``)."""
+        return self._engine().search_many(puzzles, limit, time_limit)
+
+    def search_arrays(
+        self,
+        geometry: Geometry,
+        values: np.ndarray,
+        limit: int = 1,
+        time_limit: float | Deadline | None = None,
+    ) -> BatchAnswers:
+        """Answers for a (B, n*n) stack of puzzles (see ``BatchPysat.search_arrays``).
+
+        Grids above ``ARRAY_SIDE`` go through ``search_many``: few puzzles, each a big model, so
+        nothing to gain from arrays, and ``search_many`` is where such grids may take their own way.
+        """
+        if geometry.n > ARRAY_SIDE:
+            grids = [Grid(geometry, row) for row in np.asarray(values).reshape(-1, geometry.n**2)]
+            return BatchAnswers.of_results(geometry, self.search_many(grids, limit, time_limit))
+        return self._engine().search_arrays(geometry, values, limit, time_limit)
+
+    def _engine(self) -> BatchPysat:
         if self._batch is None:
             self._batch = BatchPysat(self.batch_solver)
-        return self._batch.search_many(puzzles, limit, time_limit)
+        return self._batch

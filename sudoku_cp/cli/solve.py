@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ..formats import format_line, json_dumps
+from ..formats import json_dumps
 from ..outcome import Status
 from . import common
 from .common import STATUS_EXIT, CliError
@@ -88,13 +88,16 @@ def _json(result: PuzzleResult, args: argparse.Namespace) -> dict[str, object]:
     return obj
 
 
+def _json_line(result: PuzzleResult, args: argparse.Namespace) -> str:
+    """The JSON Lines object of a batch's result, written directly unless it carries a note."""
+    return json_dumps(_json(result, args)) if _unverified(result, args) else result.json_line()
+
+
 def _batch_line(result: PuzzleResult, args: argparse.Namespace) -> str:
     """'#<index+1> line <line>: <status> <solution or error>'."""
-    detail = (
-        format_line(result.solution)
-        if result.solution is not None
-        else common.short_error(result.error, result.line)
-    )
+    detail = result.solution_line
+    if detail is None:
+        detail = common.short_error(result.error, result.line)
     if result.status is Status.UNSAT:
         detail = "no solution"
     line = f" line {result.line}" if result.line is not None else ""
@@ -165,9 +168,7 @@ def _show_batch(
     with common.progress(total, "solving", enabled=False if args.no_progress else None) as bar:
         for result in results:
             counts[result.status] += 1
-            common.print_line(
-                bar, json_dumps(_json(result, args)) if args.json else _batch_line(result, args)
-            )
+            common.print_line(bar, _json_line(result, args) if args.json else _batch_line(result, args))
             if bar is not None:
                 bar.update()
     seconds = time.perf_counter() - start

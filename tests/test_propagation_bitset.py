@@ -109,6 +109,18 @@ def test_givens_are_kept_and_clashes_fail_at_once() -> None:
     assert bitset.propagate_batch(dead.geometry, dead.values.reshape(1, -1)).contradiction[0]
 
 
+def test_digits_out_of_range_are_refused_and_an_empty_batch_is_empty() -> None:
+    geometry = Geometry(2, 2)
+    for wrong in (5, -1):
+        values = np.zeros((1, 16), np.int16)
+        values[0, 3] = wrong
+        with pytest.raises(bitset.BitsetInputError, match="0..4"):
+            bitset.propagate_batch(geometry, values)
+    empty = bitset.propagate_batch(geometry, np.zeros((0, 16), np.int16))
+    assert empty.values.shape == (0, 16) and empty.candidates.shape == (0, 16, 4)
+    assert empty.contradiction.shape == (0,)
+
+
 @pytest.mark.parametrize(
     "name",
     ["norvig_top95.txt", "norvig_hardest.txt", "named_hard.txt", "forum_hardest_200.txt", "serg_100.txt",

@@ -35,11 +35,12 @@ import sys
 import numba
 import numpy as np
 
+from ..errors import SudokuCpError
 from ..geometry import Geometry
 from ..limits import Deadline, check_memory
 from .result import Propagation
 
-__all__ = ["SLICE_STEPS", "popcount", "propagate_batch", "words"]
+__all__ = ["SLICE_STEPS", "BitsetInputError", "popcount", "propagate_batch", "words"]
 
 #: Steps (about one candidate looked at or removed each) of one compiled slice between two
 #: deadline checks: a few milliseconds.
@@ -51,6 +52,10 @@ _ZERO = np.uint64(0)
 _FIX, _HIDDEN, _LOCK, _BAD, _PUZZLE, _STARTED = range(6)
 _STATE = 6
 _NO_BUDGET = np.iinfo(np.int64).max
+
+
+class BitsetInputError(SudokuCpError, ValueError):
+    """Values the kernel cannot take: a digit outside 0..n (the kernel does not check its indices)."""
 
 
 def words(n: int) -> int:
@@ -375,6 +380,8 @@ def propagate_batch(
     width = words(n)
     givens = np.array(values, dtype=np.int16).reshape(-1, cells)
     batch = givens.shape[0]
+    if givens.size and (givens.min() < 0 or givens.max() > n):
+        raise BitsetInputError(f"grid values must lie in 0..{n}, not {givens.min()}..{givens.max()}")
     # The bitsets, the bool candidates of the answer and the bytes they are unpacked through.
     check_memory(f"propagating {batch} puzzle(s) of {n}x{n}", batch * cells * (16 * width + n + 4))
     units = np.ascontiguousarray(geometry.units, dtype=np.int64)

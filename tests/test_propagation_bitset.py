@@ -25,7 +25,7 @@ from sudoku_cp.formats import parse_grid
 from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry, geometry_for_size
 from sudoku_cp.grid import Grid
-from sudoku_cp.limits import Deadline, ModelTooLarge, TimeLimitReached
+from sudoku_cp.limits import Deadline, TimeLimitReached
 from sudoku_cp.propagation import bitset, propagate_batch, vectorized
 from sudoku_cp.propagation.result import Propagation
 
@@ -157,18 +157,6 @@ def test_the_dispatch_hands_unfinished_puzzles_over_with_the_same_result(
         work = rounds * len(batch) * vectorized.round_cost(geometry.n, locked)
         monkeypatch.setattr(propagation, "VECTORIZED_WORK", work)
         _same(_old(geometry, batch, locked), propagate_batch(geometry, batch, locked=locked))
-
-
-def test_numpy_tables_too_big_for_memory_go_to_the_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
-    geometry = Geometry(3, 3)
-    batch = _random_batch(geometry, np.random.default_rng(9), 20)
-    expected = _old(geometry, batch)
-
-    def refuse(what: str, size: int) -> None:
-        raise ModelTooLarge(f"{what}: {size} bytes")
-
-    monkeypatch.setattr(vectorized, "check_memory", refuse)
-    _same(expected, propagate_batch(geometry, batch))
 
 
 def test_the_numpy_rounds_stop_at_the_cap_with_sound_digits() -> None:

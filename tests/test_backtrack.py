@@ -1,81 +1,155 @@
-"""Backtracking search: counts equal DLX counts, time limits say unknown, the backend checks answers."""
+"""The bitset search (``backtrack``): counts equal DLX and SAT counts, batches equal single puzzles,
+every answer is checked, a stopped search is unknown and never "no solution"."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from conftest import DATA, read_lines
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sudoku_cp.api import count_solutions, solve
-from sudoku_cp.backends.base import Status
+from sudoku_cp.api import BackendOptions, count_solutions, solve, solve_items
+from sudoku_cp.backends.backtrack_backend import BacktrackBackend
+from sudoku_cp.backends.base import BackendError, BatchBackend, Status
 from sudoku_cp.backends.dlx_backend import DlxBackend
 from sudoku_cp.backends.registry import make_backend
-from sudoku_cp.formats import parse_grid
+from sudoku_cp.formats import PuzzleItem, parse_grid
 from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry, geometry_for_size
 from sudoku_cp.grid import Grid
-from sudoku_cp.native.backtrack import backtrack_search
+from sudoku_cp.limits import Deadline
+from sudoku_cp.native import backtrack, bitset
+from sudoku_cp.native.backtrack import BatchRun, backtrack_search, search_batch
+from sudoku_cp.outcome import REASON_TIME_LIMIT
 from sudoku_cp.verify import solution_problem
 
-SHAPES = [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3), (3, 4)]
-# Fewer blanks on bigger grids keep the counts (and DLX's time) small.
-BLANKS = {4: (0.3, 1.0), 6: (0.3, 0.8), 8: (0.3, 0.65), 9: (0.3, 0.6), 12: (0.3, 0.5)}
+#: Every box shape up to 5x5 (p rows by q columns).
+SHAPES = [(p, q) for p in range(1, 6) for q in range(1, 6) if p * q >= 2]
+UNSAT = "..8....5.97.683....4....68...1.2.9...........69.5.4.2..1..4..7.8..1.....5........"
+SAMPLES = ["norvig_top95.txt", "forum_hardest_200.txt", "clue17_100.txt", "magictour_100.txt"]
+
+
+def _blanks(n: int) -> float:
+    """The largest share of blank cells a random puzzle of side n gets (DLX must count it quickly)."""
+    return 1.0 if n <= 4 else 0.8 if n <= 6 else 0.6 if n <= 9 else 0.45 if n <= 12 else 0.3
 
 
 @st.composite
 def puzzles(draw: st.DrawFn) -> Grid:
     p, q = draw(st.sampled_from(SHAPES))
-    low, high = BLANKS[p * q]
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    return blank_cells(random_solution(Geometry(p, q), rng), draw(st.floats(low, high)), rng)
+    return blank_cells(random_solution(Geometry(p, q), rng), draw(st.floats(0.2, _blanks(p * q))), rng)
 
 
 def _sorted(grids: np.ndarray) -> list[bytes]:
     return sorted(grid.astype(np.int16).tobytes() for grid in grids)
 
 
-@given(puzzles())
-def test_counts_and_solutions_equal_dlx_on_random_puzzles(puzzle: Grid) -> None:
-    ours = backtrack_search(puzzle, limit=200)
-    theirs = DlxBackend().search(puzzle, limit=200)
-    assert ours.count == theirs.count
-    assert ours.complete == theirs.complete
-    for grid in ours.solutions:
+def _assert_checked(puzzle: Grid, grids: np.ndarray) -> None:
+    for grid in grids:
         assert solution_problem(puzzle, puzzle.with_values(grid)) is None
+
+
+@settings(max_examples=80)
+@given(puzzles())
+def test_counts_to_two_equal_dlx_and_sat_on_every_box_shape(puzzle: Grid) -> None:
+    ours = BacktrackBackend().search(puzzle, limit=2)
+    dlx = DlxBackend().search(puzzle, limit=2)
+    sat = make_backend("pysat").search(puzzle, limit=2)
+    assert ours.count == dlx.count == sat.count
+    assert ours.complete == dlx.complete
+    _assert_checked(puzzle, ours.solutions)
+
+
+@settings(max_examples=40)
+@given(puzzles().filter(lambda grid: grid.n <= 8))
+def test_full_counts_and_solution_sets_equal_dlx_on_small_grids(puzzle: Grid) -> None:
+    ours = backtrack_search(puzzle, limit=10_000)
+    theirs = DlxBackend().search(puzzle, limit=10_000)
+    assert (ours.count, ours.complete) == (theirs.count, theirs.complete)
     if ours.complete:
         assert _sorted(ours.solutions) == _sorted(theirs.solutions)
 
 
-def test_serg_counts_equal_dlx() -> None:
+@pytest.mark.parametrize("name", SAMPLES)
+def test_nine_by_nine_samples_unique_and_equal_to_dlx_as_one_batch(name: str) -> None:
+    grids = [parse_grid(line) for line in read_lines(DATA / name, 60)]
+    results = BacktrackBackend().search_many(grids, limit=2)
+    dlx = DlxBackend()
+    for grid, found in zip(grids, results, strict=True):
+        assert found.complete and found.count == 1 and found.reason is None
+        assert found.seconds is not None and found.stats["nodes"] >= 1
+        assert np.array_equal(found.solutions[0], dlx.search(grid).solutions[0])
+
+
+def test_every_rule_setting_gives_the_same_answers() -> None:
+    grids = [parse_grid(line) for line in read_lines(DATA / "forum_hardest_200.txt", 40)]
+    givens = np.stack([grid.values.reshape(-1) for grid in grids])
+    runs = [search_batch(grids[0].geometry, givens, limit=2, rules=rules) for rules in range(4)]
+    for run in runs[1:]:
+        assert np.array_equal(run.counts, runs[0].counts) and np.array_equal(run.solutions, runs[0].solutions)
+    # Each rule cuts the search: locked candidates and scored guesses need fewer nodes.
+    assert runs[3].nodes.sum() < runs[2].nodes.sum() < runs[0].nodes.sum()
+    assert runs[1].nodes.sum() < runs[0].nodes.sum()
+
+
+def test_multiple_solution_counts_equal_dlx() -> None:
     """serg_100 puzzles all have several solutions: count every one."""
     dlx = DlxBackend()
-    counts = []
-    for line in read_lines(DATA / "serg_100.txt"):
-        puzzle = parse_grid(line)
-        ours = backtrack_search(puzzle, limit=100_000, keep=False)
-        assert ours.complete
-        assert ours.count == dlx.search(puzzle, limit=100_000, keep=False).count
-        counts.append(ours.count)
-    assert min(counts) >= 2
+    grids = [parse_grid(line) for line in read_lines(DATA / "serg_100.txt", 40)]
+    givens = np.stack([grid.values.reshape(-1) for grid in grids])
+    run = search_batch(grids[0].geometry, givens, limit=100_000, keep=False)
+    assert run.complete.all() and len(run.solutions) == 0
+    assert run.counts.tolist() == [dlx.search(grid, limit=100_000, keep=False).count for grid in grids]
+    assert run.counts.min() >= 2
+    found = BacktrackBackend().search_many(grids, limit=2)
+    assert all(answer.count == 2 and not answer.complete and answer.reason is None for answer in found)
+    for grid, answer in zip(grids, found, strict=True):
+        _assert_checked(grid, answer.solutions)
+        assert not np.array_equal(answer.solutions[0], answer.solutions[1])
 
 
-@pytest.mark.parametrize("name", ["norvig_top95.txt", "forum_hardest_200.txt", "clue17_100.txt"])
-def test_unique_puzzles_have_one_solution_equal_to_dlx(name: str) -> None:
-    dlx = DlxBackend()
-    for line in read_lines(DATA / name, 60):
-        puzzle = parse_grid(line)
-        ours = backtrack_search(puzzle, limit=2)
-        assert ours.complete and ours.count == 1
-        assert np.array_equal(ours.solutions[0], dlx.search(puzzle).solutions[0])
+def test_batch_equals_one_by_one_across_geometries() -> None:
+    rng = np.random.default_rng(7)
+    grids = [
+        blank_cells(random_solution(Geometry(p, q), rng), share, rng)
+        for (p, q), share in [((3, 3), 0.7), ((2, 3), 0.8), ((3, 3), 0.75), ((2, 2), 1.0), ((4, 4), 0.25)]
+    ]
+    grids += [parse_grid(UNSAT), *(parse_grid(line) for line in read_lines(DATA / "serg_100.txt", 2))]
+    backend = BacktrackBackend()
+    for limit in (1, 2, 50):
+        batch = backend.search_many(grids, limit=limit)
+        for grid, one in zip(grids, batch, strict=True):
+            alone = backend.search(grid, limit=limit)
+            assert (one.count, one.complete, one.reason) == (alone.count, alone.complete, alone.reason)
+            assert np.array_equal(one.solutions, alone.solutions)
 
 
-def test_unsat_puzzle_undetected_by_propagation_is_exhausted() -> None:
-    puzzle = parse_grid("..8....5.97.683....4....68...1.2.9...........69.5.4.2..1..4..7.8..1.....5........")
-    found = backtrack_search(puzzle, limit=1)
-    assert found.count == 0 and found.complete and found.nodes > 1
-    assert DlxBackend().search(puzzle).count == 0
+def test_unsat_and_clashing_givens_are_exhausted_without_solution() -> None:
+    unsat = parse_grid(UNSAT)
+    found = backtrack_search(unsat, limit=2)
+    assert found.count == 0 and found.complete and not found.timed_out
+    assert DlxBackend().search(unsat).count == 0
+    clash = parse_grid("11" + "." * 79)
+    batch = BacktrackBackend().search_many([clash, unsat], limit=2)
+    assert [(answer.count, answer.complete) for answer in batch] == [(0, True), (0, True)]
+    # Through the API a clash is an invalid puzzle, an unsatisfiable one is unsat.
+    items = [PuzzleItem(0, 1, clash), PuzzleItem(1, 2, unsat)]
+    statuses = [result.status for result in solve_items(items, BackendOptions("backtrack"), unique=True)]
+    assert statuses == [Status.INVALID, Status.UNSAT]
+
+
+def test_backend_is_a_batch_backend_and_solves_files_through_the_api() -> None:
+    backend = make_backend("backtrack")
+    assert isinstance(backend, BatchBackend) and backend.batch_name == "backtrack"
+    lines = [line.split("\t")[-1] for line in read_lines(DATA / "named_hard.txt")]
+    items = [PuzzleItem(k, k + 1, parse_grid(line)) for k, line in enumerate(lines)]
+    results = list(solve_items(items, BackendOptions("backtrack"), unique=True, chunk=4))
+    assert [result.index for result in results] == list(range(len(items)))
+    for item, result in zip(items, results, strict=True):
+        assert result.status is Status.SOLVED and result.solution is not None
+        assert item.grid is not None and solution_problem(item.grid, result.solution) is None
 
 
 def test_time_limit_gives_unknown_never_no_solution() -> None:
@@ -83,10 +157,75 @@ def test_time_limit_gives_unknown_never_no_solution() -> None:
     found = backtrack_search(empty, limit=10**15, time_limit=0.2, keep=False)
     assert found.timed_out and not found.complete and found.count > 0
     result = count_solutions(empty, make_backend("backtrack"), limit=10**15, time_limit=0.2)
-    assert not result.exact and result.timed_out
+    assert not result.exact and result.timed_out and result.seconds < 1.0
 
 
-def test_backend_solves_and_counts_through_the_api() -> None:
+def test_batch_time_limits_per_puzzle_and_for_the_whole_call() -> None:
+    """Counting empty 16x16 grids never ends: each puzzle, or the whole call, stops at its limit."""
+    empties = [Grid.empty(geometry_for_size(16))] * 3
+    backend = BacktrackBackend()
+    each = backend.search_many(empties, limit=10**12, time_limit=0.05)
+    assert all(answer.timed_out and not answer.complete and answer.count > 0 for answer in each)
+    deadline = Deadline(0.1)
+    whole = backend.search_many([parse_grid(UNSAT), *empties], limit=10**12, time_limit=deadline)
+    assert deadline.elapsed() < 1.0
+    assert (whole[0].count, whole[0].complete, whole[0].reason) == (0, True, None)  # done before the deadline
+    assert all(answer.reason == REASON_TIME_LIMIT and not answer.complete for answer in whole[1:])
+    assert whole[1].count > 0 and whole[2].count == whole[3].count == 0  # the last two never started
+
+
+def test_resumes_across_budgets_flushes_and_a_growing_stack(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tiny chunks, a one-row solution buffer and a one-level stack give the same answers."""
+    grids = [parse_grid(line) for line in read_lines(DATA / "forum_hardest_200.txt", 8)]
+    grids.append(parse_grid((DATA / "inst16x16_45_0.txt").read_text()))
+    expected = [backtrack_search(grid, limit=3) for grid in grids]
+    monkeypatch.setattr(backtrack, "_STACK_LEVELS", 1)
+    monkeypatch.setattr(backtrack, "_BUFFER_CELLS", 1)
+    monkeypatch.setattr(backtrack, "_MIN_BUDGET", 1)
+    monkeypatch.setattr(backtrack, "_MAX_BUDGET", 3)
+    monkeypatch.setattr(backtrack, "first_budget", lambda geometry: 1)
+    for grid, before in zip(grids, expected, strict=True):
+        after = backtrack_search(grid, limit=3)
+        assert (after.count, after.complete, after.nodes) == (before.count, before.complete, before.nodes)
+        assert np.array_equal(after.solutions, before.solutions)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["inst16x16_45_0.txt", "sudoku-25-1.txt", pytest.param("inst25x25_45_0.txt", marks=pytest.mark.slow)],
+)
+def test_bigger_grids_solve(name: str) -> None:
+    puzzle = parse_grid((DATA / name).read_text())
+    found = BacktrackBackend().search(puzzle, limit=1, time_limit=60)
+    assert found.count == 1
+    _assert_checked(puzzle, found.solutions)
+
+
+def test_grids_beyond_sixty_four_are_refused() -> None:
+    backend = BacktrackBackend()
+    huge = Grid.empty(Geometry(5, 13))  # 65 x 65: beyond one uint64 per cell
+    with pytest.raises(BackendError, match="64x64"):
+        backend.search(huge)
+    (failed,) = backend.search_many([huge])
+    assert not failed.complete and failed.count == 0 and "64x64" in (failed.reason or "")
+
+
+def test_a_wrong_solution_is_caught_before_it_is_returned(monkeypatch: pytest.MonkeyPatch) -> None:
+    def corrupt(*args: object, **kwargs: object) -> BatchRun:
+        run = search_batch(*args, **kwargs)  # type: ignore[arg-type]
+        run.solutions[:, 0] = run.solutions[:, 1]  # two equal digits in row 1
+        return run
+
+    monkeypatch.setattr("sudoku_cp.backends.backtrack_backend.search_batch", corrupt)
+    grids = [parse_grid(line) for line in read_lines(DATA / "norvig_top95.txt", 3)]
+    backend = BacktrackBackend()
+    with pytest.raises(BackendError, match="wrong solution"):
+        backend.search(grids[0])
+    for answer in backend.search_many(grids):
+        assert not answer.complete and answer.count == 0 and "wrong solution" in (answer.reason or "")
+
+
+def test_solves_and_counts_through_the_api() -> None:
     backend = make_backend("backtrack")
     puzzle = parse_grid((DATA / "aiescargot.txt").read_text())
     result = solve(puzzle, backend, unique=True)
@@ -97,14 +236,10 @@ def test_backend_solves_and_counts_through_the_api() -> None:
     assert counted.count == 288 and counted.complete and counted.solutions.shape[0] == 0
 
 
-def test_bigger_grids_solve() -> None:
-    for name in ("inst16x16_45_0.txt", "inst25x25_45_0.txt"):
-        puzzle = parse_grid((DATA / name).read_text())
-        found = make_backend("backtrack").search(puzzle, limit=1, time_limit=60)
-        assert found.count == 1
-        assert solution_problem(puzzle, puzzle.with_values(found.solutions[0])) is None
-
-
 def test_limit_must_be_positive() -> None:
     with pytest.raises(ValueError, match="limit"):
         backtrack_search(parse_grid("." * 16), limit=0)
+
+
+def test_nine_by_nine_has_its_own_kernel() -> None:
+    assert bitset.kernel(3, 3) is not bitset.kernel(2, 3) and bitset.kernel(4, 4) is bitset.kernel(2, 3)

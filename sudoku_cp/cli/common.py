@@ -129,7 +129,8 @@ backends (--backend):
   cpsat            OR-tools CP-SAT on the Boolean model (--workers, --seed)
   cpsat:alldiff    CP-SAT with one integer per cell and AllDifferent per unit
   dlx              native Algorithm X on the exact-cover model (default for count)
-  backtrack        native propagation + minimum-remaining-values backtracking (complete)
+  backtrack        native bitset search (complete; numba): naked and hidden singles, locked
+                   candidates, fewest-candidates guesses; a batch is solved in one compiled call
   acs              ant colony system with best value evaporation (Lloyd & Amos; incomplete:
                    finds one solution or says unknown; --seed; 10 s unless --time-limit);
                    acs:<key=value,...> sets ants, q0, rho, bve (0: off), xi, tau0,

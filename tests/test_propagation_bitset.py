@@ -274,7 +274,7 @@ def test_same_fixpoint_on_every_big_grid(path: Path | None) -> None:
         assert np.array_equal(new.values[0][values[0] > 0], values[0][values[0] > 0])
         if n <= 144:
             _same(_old(grid.geometry, values, locked), new)
-        cap = None if locked else n**3
+        cap = None if locked else vectorized.round_cost(n)
         again, left = vectorized.propagate_rounds(grid.geometry, new.values, locked=locked, max_work=cap)
         assert left.size == 0
         _same(again, new)

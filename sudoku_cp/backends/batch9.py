@@ -33,6 +33,7 @@ __all__ = ["FULL", "candidate_table", "placed_digits", "propagate9", "propagate_
 #: The candidate set of an empty cell: digits 1-9 as bits 0-8.
 FULL = np.uint16(0x1FF)
 _ONE = np.uint16(1)
+_LOW, _NINE = np.uint16(511), np.uint16(9)
 _BIT = np.array([0] + [1 << d for d in range(9)], dtype=np.uint16)  # value -> its bit, 0 -> none
 _DIGIT = np.zeros(512, dtype=np.int16)  # a set of one candidate -> its digit, any other set -> 0
 _DIGIT[_BIT[1:]] = np.arange(1, 10)
@@ -112,59 +113,73 @@ def _locked(m: np.ndarray) -> np.ndarray:
     return lose.reshape(9, 9, batch)
 
 
-def _bad_units(m: np.ndarray) -> np.ndarray:
-    """(A,) True where a unit misses a digit or holds one placed digit twice."""
-    placed = m * ((m & (m - _ONE)) == 0)
-    bad = np.zeros(m.shape[-1], dtype=bool)
-    for cells, singles in zip(_units(m), _units(placed), strict=True):
-        union = cells[0].copy()
-        for part in cells[1:]:
+def _union(m: np.ndarray) -> list[np.ndarray]:
+    """The union of each row's (9, A), column's (9, A) and box's (3, 3, A) sets.
+
+    Eight elementwise ORs per kind of unit: numpy's ``bitwise_or.reduce`` over these axes turned
+    out several times slower once the batch shrinks.
+    """
+    unions = []
+    for parts in _units(m):
+        union = parts[0].copy()
+        for part in parts[1:]:
             union |= part
+        unions.append(union)
+    return unions
+
+
+def _zero_mask(x: np.ndarray) -> np.ndarray:
+    """0xFFFF where ``x`` (values below 512) is 0, else 0: uint16 arithmetic only (a mixed-type
+    operation, e.g. with a boolean array, goes through numpy's slower casting loops)."""
+    return ((x + _LOW) >> _NINE) - _ONE
+
+
+def _placed(m: np.ndarray) -> np.ndarray:
+    """The sets of the cells holding one candidate (placed), 0 for the others."""
+    return m & _zero_mask(m & (m - _ONE))
+
+
+def _round(m: np.ndarray, locked: bool) -> np.ndarray:
+    """One round of elimination, hidden singles and (if ``locked``) locked candidates."""
+    placed = _placed(m)
+    new = m & ~_spread(*_union(placed))
+    new |= placed
+    hidden = new & _spread(*(_exactly_once(parts)[1] for parts in _units(new)))
+    new &= hidden | (_zero_mask(hidden) & FULL)  # a hidden single keeps only its digit
+    if locked:
+        placed = _placed(new)
+        new &= ~_locked(new)
+        new |= placed
+    return new
+
+
+def _bad(m: np.ndarray) -> np.ndarray:
+    """(A,) True where the sets say there is no solution: a cell without candidates, a unit without a
+    place for a digit, two placed cells of a unit with one digit, or a cell that is the last place
+    of two digits.  Each of these stays once it happens, so the fixpoint shows it."""
+    bad = (m == 0).any(axis=(0, 1))
+    placed = _placed(m)
+    for union, singles in zip(_union(m), _units(placed), strict=True):
         total = singles[0].astype(np.int32)
-        once = singles[0].copy()
+        seen = singles[0].copy()
         for part in singles[1:]:
             total += part
-            once |= part
-        wrong = (union != FULL) | (total != once)
+            seen |= part
+        wrong = (union != FULL) | (total != seen)
         bad |= wrong.any(axis=tuple(range(wrong.ndim - 1)))
-    return bad
+    hidden = m & _spread(*(_exactly_once(parts)[1] for parts in _units(m)))
+    bad |= ((hidden & (hidden - _ONE)) != 0).any(axis=(0, 1))
+    return np.asarray(bad)
 
 
-def propagate_masks(
-    values: np.ndarray, *, locked: bool = True, deadline: Deadline | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Propagate a (B, 81) stack of 9x9 puzzles: ((B, 81) uint16 candidate sets, (B,) contradiction).
-
-    A cell holding one candidate is placed.  ``deadline`` is checked between rounds
-    (``limits.TimeLimitReached``, "propagation").
-    """
-    values = np.asarray(values).reshape(-1, 81)
-    batch = values.shape[0]
-    start = _BIT[np.clip(values, 0, 9)].T  # (81, B); givens hold their bit, blanks nothing yet
-    start[start == 0] = FULL
-    out = np.ascontiguousarray(start).reshape(9, 9, batch)
-    bad = np.zeros(batch, dtype=bool)
-    active = np.arange(batch)
-    m = out.copy()
+def _fixpoint(out: np.ndarray, active: np.ndarray, locked: bool, deadline: Deadline | None) -> None:
+    """Run rounds on the puzzles ``active`` of ``out`` (9, 9, B) until each stops changing, in place."""
+    m = out[:, :, active]
     while active.size:
         if deadline is not None:
             deadline.check("propagation")
-        placed = m * ((m & (m - _ONE)) == 0)
-        rows, cols, boxes = (_exactly_once(parts)[0] for parts in _units(placed))
-        new = m & ~_spread(rows, cols, boxes)
-        new |= placed
-        once = [_exactly_once(parts)[1] for parts in _units(new)]
-        hidden = new & _spread(*once)
-        # A cell that is the last place of two digits: no solution.
-        stop = ((hidden & (hidden - _ONE)) != 0).any(axis=(0, 1))
-        new &= hidden | (FULL * (hidden == 0))
-        if locked:
-            placed = new * ((new & (new - _ONE)) == 0)
-            new &= ~_locked(new)
-            new |= placed
-        stop |= (new == 0).any(axis=(0, 1))
-        moving = (new != m).any(axis=(0, 1)) & ~stop
-        bad[active[stop]] = True
+        new = _round(m, locked)
+        moving = (new != m).any(axis=(0, 1))
         if moving.all():
             m = new
             continue
@@ -172,8 +187,24 @@ def propagate_masks(
         out[:, :, active[done]] = new[:, :, done]
         active = active[moving]
         m = new[:, :, moving]
-    bad |= _bad_units(out)
-    return np.ascontiguousarray(out.reshape(81, batch).T), bad
+
+
+def propagate_masks(
+    values: np.ndarray, *, locked: bool = True, deadline: Deadline | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Propagate a (B, 81) stack of 9x9 puzzles: ((B, 81) uint16 candidate sets, (B,) contradiction).
+
+    A cell holding one candidate is placed.  Contradictions are looked for once, at the end (a
+    contradictory puzzle only runs on until it stops changing).  ``deadline`` is checked between
+    rounds (``limits.TimeLimitReached``, "propagation").
+    """
+    values = np.asarray(values).reshape(-1, 81)
+    batch = values.shape[0]
+    start = _BIT[np.clip(values, 0, 9)].T  # (81, B); givens hold their bit, blanks nothing yet
+    start[start == 0] = FULL
+    out = np.ascontiguousarray(start).reshape(9, 9, batch)
+    _fixpoint(out, np.arange(batch), locked, deadline)
+    return np.ascontiguousarray(out.reshape(81, batch).T), _bad(out)
 
 
 def candidate_table(masks: np.ndarray) -> np.ndarray:

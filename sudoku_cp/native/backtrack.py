@@ -13,6 +13,7 @@ exact count, and zero then means no solution.
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -125,6 +126,25 @@ def _taller(work: Work) -> Work:
     return work._replace(stack=stack, stack_cell=stack_cell)
 
 
+@cache
+def _numba_registries() -> None:
+    """Load numba's implementation registries, as its first compile or cache load would, without scipy.
+
+    On that first load numba imports ``numba.np.arraymath``, which probes for a BLAS by importing
+    scipy.linalg: 0.3 s of a command's start-up for a kernel that uses no linear algebra.  The
+    probe is kept from importing scipy.linalg (not imported yet) by a ``None`` in ``sys.modules``
+    for the duration of the import; numba then takes its own loop for ``np.correlate`` and
+    ``np.convolve``, and still imports scipy.linalg when code it compiles calls a BLAS routine.
+    """
+    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+        return
+    sys.modules["scipy.linalg"] = None  # type: ignore[assignment]
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        del sys.modules["scipy.linalg"]
+
+
 def first_budget(geometry: Geometry) -> int:
     """The node budget of a first chunk on this geometry."""
     return max(_MIN_BUDGET, _FIRST_CHUNK_CELLS // geometry.n**2)
@@ -160,6 +180,7 @@ def search_batch(
     clock = ChunkBudget(deadline, budget or first_budget(geometry), _MIN_BUDGET, _MAX_BUDGET, chunk_seconds)
 
     work = _work(geometry, min(cells + 1, _STACK_LEVELS))
+    _numba_registries()
     solve = bitset.kernel(geometry.p, geometry.q)
     rows = min(n_puzzles * limit, max(1, _BUFFER_CELLS // cells)) if keep else 1
     out = np.empty((rows, cells), np.int16)

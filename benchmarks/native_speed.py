@@ -178,7 +178,7 @@ def main() -> None:
         numba_import, first_call = eval(text.strip().splitlines()[-1])
         (native_wall, native_cpu, _), (sat_wall, sat_cpu, _) = startup
         print(
-            f"start-up (one puzzle, whole process): backtrack {native_wall:.2f} s wall / {native_cpu:.2f} s CPU, "
+            f"start-up, one puzzle (wall / CPU): backtrack {native_wall:.2f} s / {native_cpu:.2f} s CPU, "
             f"SAT {sat_wall:.2f} s / {sat_cpu:.2f} s; in-process: import numba {numba_import:.2f} s, "
             f"first kernel call {first_call:.2f} s (cache load), load {load_average()}"
         )

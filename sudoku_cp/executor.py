@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 import os
 import pickle
 import signal
+import socket
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -274,7 +276,8 @@ def _client(executor: Executor, notice: Callable[[str], None] | None) -> tuple[A
     cluster = None
     try:
         if executor.cluster == "local":
-            cluster = LocalCluster(
+            cluster = _quietly(
+                LocalCluster,
                 n_workers=os.cpu_count() or 1,
                 threads_per_worker=1,
                 processes=True,
@@ -283,6 +286,7 @@ def _client(executor: Executor, notice: Callable[[str], None] | None) -> tuple[A
             )
             client = Client(cluster)
         else:
+            _knock(str(executor.cluster))
             client = Client(executor.cluster, timeout=10)
     except (OSError, TimeoutError, ValueError) as problem:
         if cluster is not None:
@@ -300,6 +304,7 @@ def _run_dask(
 ) -> Iterator[R]:
     from distributed import as_completed
 
+    finished = False
     try:
         threads = sum(client.nthreads().values()) or 1
         limit = _window(executor, threads)
@@ -340,9 +345,54 @@ def _run_dask(
             future.release()
             yield from order.release(number, results)
             send()
+        finished = True
     finally:
+        if cluster is not None:
+            # Dask logs the closing of its own connections (tracebacks at INFO level), and the
+            # LocalCluster's silence ends with its close, before the last of them.
+            logging.getLogger("distributed").setLevel(logging.ERROR)
+            if not finished:
+                _kill_workers(cluster)  # stopped early: a worker busy in a chunk would hold the close
         with contextlib.suppress(Exception):
             client.close(timeout=2)
         if cluster is not None:
             with contextlib.suppress(Exception):
                 cluster.close(timeout=2)
+
+
+def _knock(address: str) -> None:
+    """Fail at once on a TCP scheduler address where nothing listens (Dask would retry until its
+    timeout); OSError names why."""
+    scheme, _, rest = address.rpartition("://")
+    host, _, port = rest.rpartition(":")
+    if scheme not in ("", "tcp") or not host or not port.isdigit():
+        return  # another transport, or no port: Dask's own connection says what is wrong
+    with socket.create_connection((host.strip("[]"), int(port)), timeout=10):
+        pass
+
+
+def _kill_workers(cluster: Any) -> None:
+    """Kill the worker processes of a LocalCluster (Dask cannot stop a task that is running)."""
+    for nanny in list(getattr(cluster, "workers", {}).values()):
+        pid = getattr(nanny, "pid", None)
+        with contextlib.suppress(Exception):
+            nanny.close_gracefully()  # the nanny then closes instead of starting a new worker
+        if pid:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _quietly(make: Callable[..., Any], **options: Any) -> Any:
+    """``make(**options)`` with Ctrl-C ignored meanwhile: the worker processes it starts inherit
+    that, so a Ctrl-C meant for this command (sent to its whole process group) does not kill them
+    mid-task with a traceback; this process stops them instead.  (A signal mask would keep a
+    Ctrl-C made meanwhile, but the spawned workers do not inherit masks; one made during the
+    cluster's start is lost.)"""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread: signals are not ours to change
+        return make(**options)
+    try:
+        return make(**options)
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -14,12 +14,19 @@ import argparse
 import json
 import os
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..errors import SudokuCpError
 
-__all__ = ["ResultsFile", "add_results_file_options", "open_results_file"]
+__all__ = [
+    "ResultsFile",
+    "add_results_file_options",
+    "answered",
+    "check_results_options",
+    "open_results_file",
+]
 
 
 class ResultsFileError(SudokuCpError):
@@ -106,3 +113,19 @@ def _read_line(path: str, number: int, line: bytes) -> tuple[int, str] | None:
     if not isinstance(obj, dict) or not isinstance(obj.get("index"), int):
         raise ResultsFileError(f"{path}:{number}: a line without an index; cannot resume from it")
     return int(obj["index"]), str(obj.get("status"))
+
+
+def check_results_options(output_file: str | None, resume: bool, json_lines: bool) -> None:
+    """``--resume`` needs ``-o FILE`` and JSON Lines (a text report has no indices to resume from)."""
+    if resume and output_file is None:
+        raise ResultsFileError("--resume needs -o FILE: the results file to continue")
+    if resume and not json_lines:
+        raise ResultsFileError("--resume needs --json: only JSON Lines results can be resumed")
+
+
+def answered(path: str) -> Iterator[dict[str, Any]]:
+    """The result objects a file holds, in order (after ``open_results_file`` kept its whole
+    result lines): what a resumed run counts in its summary."""
+    with open(path, encoding="utf-8") as old:
+        for line in old:
+            yield json.loads(line)

@@ -597,3 +597,117 @@ def test_isolated_backend_gets_puzzles_built_as_here(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(audit_module, "make_backend", lambda spec, **options: _FakeBackend(behave))
     result = _one(BackendSolver("fake", isolate=True))
     assert result.verdict is Verdict.CORRECT, result.detail
+
+
+# ------------------------------------------------------------------------------ on an executor
+
+
+def _daemonic_isolated_answer(queue: Any) -> None:
+    solver = BackendSolver("dlx", isolate=True)
+    try:
+        queue.put(solver.answer(grid(PUZZLE), 0, 0, 5.0, False).claim)
+    finally:
+        solver.close()
+
+
+def test_an_isolated_backend_runs_in_a_daemonic_process_as_a_dask_worker_is() -> None:
+    """multiprocessing refuses children to daemonic processes; the backend's helper starts anyway."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    worker = context.Process(target=_daemonic_isolated_answer, args=(queue,), daemon=True)
+    worker.start()
+    try:
+        assert queue.get(timeout=60) is Claim.SOLVED
+    finally:
+        worker.join(10)
+    assert worker.exitcode == 0
+
+
+def test_run_results_travel_without_their_geometry_and_come_back_equal() -> None:
+    import pickle
+
+    result = RunResult("dlx", 3, 4, 1, 7, Claim.SOLVED, Verdict.CORRECT, 0.5, "", grid(SOLUTION), 12, 0.25)
+    assert pickle.loads(pickle.dumps(result)) == result
+    assert len(pickle.dumps(result)) < len(pickle.dumps(grid(SOLUTION)))
+
+
+def test_a_json_line_reads_back_as_its_result() -> None:
+    result = RunResult("hill", 3, 4, 1, 7, Claim.UNSAT, Verdict.WRONG, 0.5, "why", None, 12)
+    assert RunResult.from_json(result.to_json()) == result
+    assert result.to_json()["index"] == 12
+
+
+def test_ground_truth_forgets_the_oldest_puzzle_past_its_bound() -> None:
+    ground = GroundTruth(remembered=1)
+    first, second = grid(PUZZLE), grid(UNSOLVABLE)
+    ground(first), ground(second), ground(first)
+    assert ground.calls == 3  # the first was forgotten when the second came
+    ground(first)
+    assert ground.calls == 3
+
+
+def _mixed_items() -> list[Any]:
+    lines = read_lines(DATA / "forum_hardest_200.txt", 12)
+    return parse_puzzles("\n".join([*lines[:4], "12345", MULTI, UNSOLVABLE, EQUAL_GIVENS, *lines[4:]]))
+
+
+def _shown(results: Any) -> list[tuple[Any, ...]]:
+    return [(r.solver, r.index, r.run, r.seed, r.claimed, r.verdict, r.position, r.solution) for r in results]
+
+
+@pytest.mark.timeout(120)
+def test_local_worker_processes_give_the_results_made_here_in_the_same_order() -> None:
+    from sudoku_cp.executor import Executor
+
+    items = _mixed_items()
+    solvers = [
+        BackendSolver("dlx"),
+        BackendSolver("pysat", isolate=True),
+        AnswerFileSolver("a", [(1, "")] * 16),
+    ]
+    here = list(audit(items, solvers, runs=2, unique=True))
+    spread = list(audit(items, solvers, runs=2, unique=True, executor=Executor(jobs=2, window=2)))
+    assert _shown(spread) == _shown(here)
+    assert [r.position for r in here] == list(range(len(here))) == list(range(16 * 2 * 2 - 2 + 16))
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_skipped_places_are_not_run_and_the_rest_keep_their_places(jobs: int) -> None:
+    from sudoku_cp.executor import Executor
+
+    items = _mixed_items()
+    solvers = [BackendSolver("dlx"), BackendSolver("pysat")]
+    every = _shown(audit(items, solvers, runs=3))
+    skip = set(range(0, 20)) | {31, 32, 70}
+    rest = _shown(audit(items, solvers, runs=3, skip=skip, executor=Executor(jobs=jobs)))
+    assert rest == [shown for shown in every if shown[6] not in skip]
+
+
+def test_audit_chunks_cover_each_run_once_in_order_and_stay_small() -> None:
+    from sudoku_cp.audit.chunks import audit_chunks
+
+    items = parse_puzzles("\n".join([PUZZLE] * 100 + ["12345"]))
+    chunks = list(
+        audit_chunks(
+            items,
+            BackendSolver("dlx"),
+            1000,
+            runs=10,
+            seed=0,
+            time_limit=2.0,
+            unique=False,
+            truth="pysat",
+            skip={1000},
+        )
+    )
+    places = [
+        p + run
+        for chunk in chunks
+        for p, todo in zip(chunk.positions, chunk.todo, strict=True)
+        for run in todo
+    ]
+    assert places == list(range(1001, 2001))  # 2000: the invalid item, one place and no run
+    assert all(sum(map(len, chunk.todo)) <= 30 for chunk in chunks)  # 60 s of 2 s limits
+    assert len(chunks) >= 16

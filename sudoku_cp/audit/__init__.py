@@ -15,24 +15,30 @@ claims about the number of solutions ("no solution", "unique", "multiple") are d
 (python-sat, search limit 2).  ``GroundTruth`` makes that SAT call at most once per puzzle, only
 when a claim needs it, and reuses it for every later run and solver.
 
+Backends can run on an executor (``sudoku_cp.executor``: local worker processes or a Dask
+cluster) in chunks of (backend, puzzles, runs); programs and answer files run in this process
+(a program must be found on this machine and killed from here at Ctrl-C; an answer file's
+answers are here), in the same output order.
+
 The package holds one module per concept: ``answers`` (claims, verdicts, reading answers),
 ``truth`` (SAT ground truth), ``judge`` (verdicts on answers), ``solvers`` (what is run),
+``runs`` (one solver's runs on one puzzle), ``chunks`` (those runs as executor work),
 ``tally`` (per-solver summaries); ``audit`` here runs solvers over a corpus.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Container, Generator, Iterator, Sequence
+from itertools import islice
 
-import numpy as np
-
-from ..backends.base import BackendError
 from ..backends.registry import make_backend
+from ..executor import Executor, run_ordered
 from ..formats import PuzzleItem
-from ..grid import Grid
 from ..limits import Deadline
 from .answers import Answer, AuditError, Claim, Verdict, parse_answer, read_answer_lines
+from .chunks import AUDIT_WORK, AuditChunk, audit_chunks
 from .judge import RunResult, answer_from_search, judge
+from .runs import item_runs, run_count, run_seed
 from .solvers import (
     BOX_PLACEHOLDER,
     PLACEHOLDER,
@@ -41,7 +47,6 @@ from .solvers import (
     BackendSolver,
     ProgramSolver,
     Solver,
-    answered_late,
 )
 from .tally import SolverTally, tally
 from .truth import GroundTruth, Truth
@@ -64,6 +69,7 @@ __all__ = [
     "Verdict",
     "answer_from_search",
     "audit",
+    "audit_size",
     "judge",
     "make_backend",
     "parse_answer",
@@ -73,11 +79,9 @@ __all__ = [
 ]
 
 
-def run_seed(seed: int, index: int, run: int) -> int:
-    """The seed of run ``run`` on puzzle ``index``: distinct per pair, reproducible from ``seed``."""
-    if seed < 0:
-        raise ValueError(f"seed must be >= 0, got {seed}")
-    return int(np.random.SeedSequence([seed, index, run]).generate_state(1, np.uint32)[0] >> 1)
+def audit_size(items: Sequence[PuzzleItem], solvers: Sequence[Solver], runs: int) -> int:
+    """The number of results an audit gives (one per run, one per invalid item and solver)."""
+    return sum(run_count(solver.repeatable, item, runs) for solver in solvers for item in items)
 
 
 def audit(
@@ -89,68 +93,80 @@ def audit(
     time_limit: float | None = None,
     unique: bool = False,
     truth: GroundTruth | None = None,
-) -> Iterator[RunResult]:
+    executor: Executor | None = None,
+    skip: Container[int] = frozenset(),
+    notice: Callable[[str], None] | None = None,
+) -> Generator[RunResult, None, None]:
     """Run every solver on every puzzle (``runs`` times if its runs can differ) and judge each answer.
 
-    Results come solver by solver, puzzle by puzzle, run by run; an unreadable corpus item gives
-    one INVALID result per solver.  With ``unique`` backends are asked to decide uniqueness.
-    ``time_limit`` None or ``inf`` means no limit.
+    Results come solver by solver, puzzle by puzzle, run by run, each with its place in that
+    order (``RunResult.position``); an unreadable corpus item gives one INVALID result per
+    solver.  With ``unique`` backends are asked to decide uniqueness.  ``time_limit`` None or
+    ``inf`` means no limit.  ``skip``: places whose runs are not made (already answered).
+
+    ``executor`` (a parallel one) runs the backends' runs in chunks on worker processes or a
+    Dask cluster (``notice`` gets its dashboard line); the cluster is reached here, before any
+    run, so a ClusterError comes from this call.  Results come in the same order either way.
     """
     if runs < 1:
         raise ValueError(f"runs must be >= 1, got {runs}")
     time_limit = Deadline(time_limit).seconds  # checked: >= 0, inf is no limit
     truth = truth if truth is not None else GroundTruth()
+    starts = [0]
     for solver in solvers:
+        starts.append(starts[-1] + sum(run_count(solver.repeatable, item, runs) for item in items))
+    spread = [
+        executor is not None and executor.parallel and isinstance(solver, BackendSolver) for solver in solvers
+    ]
+    remote: Iterator[RunResult] | None = None
+    if any(spread):
+
+        def chunks() -> Iterator[AuditChunk]:
+            for k, solver in enumerate(solvers):
+                if spread[k]:
+                    assert isinstance(solver, BackendSolver)
+                    yield from audit_chunks(
+                        items,
+                        solver,
+                        starts[k],
+                        runs=runs,
+                        seed=seed,
+                        time_limit=time_limit,
+                        unique=unique,
+                        truth=truth.backend,
+                        skip=skip,
+                    )
+
+        remote = run_ordered(AUDIT_WORK, chunks(), executor, notice=notice)
+
+    def results() -> Generator[RunResult, None, None]:
         try:
-            yield from _audit_solver(solver, items, runs, seed, time_limit, unique, truth)
+            for k, solver in enumerate(solvers):
+                try:
+                    if remote is not None and spread[k]:
+                        done = sum(1 for place in range(starts[k], starts[k + 1]) if place in skip)
+                        yield from islice(remote, starts[k + 1] - starts[k] - done)
+                        continue
+                    position = starts[k]
+                    for item in items:
+                        count = run_count(solver.repeatable, item, runs)
+                        todo = [run for run in range(count) if position + run not in skip]
+                        yield from item_runs(
+                            solver,
+                            item,
+                            todo,
+                            position,
+                            seed=seed,
+                            time_limit=time_limit,
+                            unique=unique,
+                            truth=truth,
+                        )
+                        position += count
+                finally:
+                    solver.close()
         finally:
-            solver.close()
+            close = getattr(remote, "close", None)
+            if close is not None:
+                close()  # stops what is still out on the workers
 
-
-def _audit_solver(
-    solver: Solver,
-    items: Sequence[PuzzleItem],
-    runs: int,
-    seed: int,
-    time_limit: float | None,
-    unique: bool,
-    truth: GroundTruth,
-) -> Iterator[RunResult]:
-    """One solver's results over the corpus."""
-    for item in items:
-        if item.grid is None:
-            error = item.error or ""
-            yield RunResult(
-                solver.name, item.index, item.line, 0, None, Claim.NONE, Verdict.INVALID, 0.0, error
-            )
-            continue
-        if not solver.repeatable:
-            yield _one_run(solver, item, item.grid, 0, None, time_limit, unique, truth)
-            continue
-        for run in range(runs):
-            seed_of_run = run_seed(seed, item.index, run)
-            yield _one_run(solver, item, item.grid, run, seed_of_run, time_limit, unique, truth)
-
-
-def _one_run(
-    solver: Solver,
-    item: PuzzleItem,
-    puzzle: Grid,
-    run: int,
-    seed: int | None,
-    time_limit: float | None,
-    unique: bool,
-    truth: GroundTruth,
-) -> RunResult:
-    answer = solver.answer(puzzle, item.index, seed or 0, time_limit, unique)
-    try:
-        verdict, detail = judge(puzzle, answer, lambda: truth(puzzle))
-    except BackendError as error:
-        verdict, detail = Verdict.UNKNOWN, f"no ground truth: {error}"
-    if verdict is Verdict.CORRECT and answered_late(answer.seconds, time_limit):
-        verdict = Verdict.TIMEOUT
-        detail = f"a correct answer after {answer.seconds:.2f} s, past the {time_limit:g} s limit"
-    shown = answer.solutions[0] if answer.solutions else None
-    return RunResult(
-        solver.name, item.index, item.line, run, seed, answer.claim, verdict, answer.seconds, detail, shown
-    )
+    return results()

@@ -7,24 +7,30 @@ needs no solver; claims about the number of solutions are checked against the gr
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..backends.base import BackendError, SearchResult
 from ..formats import format_line
+from ..geometry import geometry_for_size
 from ..grid import Grid
 from ..verify import solution_problem
 from .answers import Answer, Claim, Verdict
 from .truth import Truth
 
-__all__ = ["RunResult", "answer_from_search", "judge"]
+__all__ = ["RunResult", "answer_from_search", "judge", "pack_grid", "unpack_grid"]
 
 
 @dataclass(frozen=True, slots=True)
 class RunResult:
-    """One run of one solver on one puzzle, judged.  ``index`` and ``run`` are 0-based."""
+    """One run of one solver on one puzzle, judged.  ``index`` and ``run`` are 0-based.
+
+    ``position`` is the run's 0-based place in the audit's output (what ``--resume`` keys on);
+    ``truth_seconds`` the time of the SAT call judging this run made, None when it made none.
+    """
 
     solver: str
     index: int
@@ -36,10 +42,22 @@ class RunResult:
     seconds: float
     detail: str = ""
     solution: Grid | None = None
+    position: int = 0
+    truth_seconds: float | None = None
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # A pickled Grid would carry its geometry's tables: the solution travels as plain numbers.
+        solution = self.solution
+        packed = None if solution is None else pack_grid(solution)
+        fields = (self.solver, self.index, self.line, self.run, self.seed, self.claimed, self.verdict)
+        rest = (self.seconds, self.detail, packed, self.position, self.truth_seconds)
+        return _unpickle_run, (*fields, *rest)
 
     def to_json(self) -> dict[str, object]:
-        """The JSON Lines object; puzzle and run are 1-based as users count them."""
+        """The JSON Lines object: index (the run's place in the output), then puzzle and run
+        1-based as users count them."""
         obj: dict[str, object] = {
+            "index": self.position,
             "solver": self.solver,
             "puzzle": self.index + 1,
             "line": self.line,
@@ -53,6 +71,43 @@ class RunResult:
         if self.solution is not None:
             obj["solution"] = format_line(self.solution)
         return obj
+
+    @classmethod
+    def from_json(cls, obj: Mapping[str, Any]) -> RunResult:
+        """The result a JSON line stands for (the solution left out): what a resumed run counts."""
+        seed = obj.get("seed")
+        return cls(
+            str(obj["solver"]),
+            int(obj["puzzle"]) - 1,
+            int(obj["line"]),
+            int(obj["run"]) - 1,
+            None if seed is None else int(seed),
+            Claim(obj["claimed"]),
+            Verdict(obj["verdict"]),
+            float(obj["seconds"]),
+            str(obj.get("detail", "")),
+            position=int(obj["index"]),
+        )
+
+
+def _unpickle_run(*fields: Any) -> RunResult:
+    solver, index, line, run, seed, claimed, verdict, seconds, detail, packed, position, truth_seconds = (
+        fields
+    )
+    solution = None if packed is None else unpack_grid(*packed)
+    return RunResult(
+        solver, index, line, run, seed, claimed, verdict, seconds, detail, solution, position, truth_seconds
+    )
+
+
+def pack_grid(grid: Grid) -> tuple[int, int, bytes]:
+    """A grid as plain numbers (box shape, digits), to send to another process."""
+    return grid.geometry.p, grid.geometry.q, grid.values.tobytes()
+
+
+def unpack_grid(p: int, q: int, values: bytes) -> Grid:
+    """The grid ``pack_grid`` sent, built as here: checked, read-only, its geometry shared."""
+    return Grid(geometry_for_size(p * q, (p, q)), np.frombuffer(values, dtype=np.int16))
 
 
 def judge(puzzle: Grid, answer: Answer, truth: Callable[[], Truth]) -> tuple[Verdict, str]:

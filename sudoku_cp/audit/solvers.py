@@ -20,6 +20,7 @@ import multiprocessing
 import os
 import re
 import signal
+import sys
 import time
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
@@ -32,7 +33,7 @@ from ..backends.base import BackendError
 from ..backends.registry import make_backend
 from ..formats import format_line
 from ..generate import blank_cells, random_solution
-from ..geometry import Geometry
+from ..geometry import Geometry, geometry_for_size
 from ..grid import Grid
 from ..process import (
     DEFAULT_MAX_OUTPUT,
@@ -43,7 +44,7 @@ from ..process import (
     run_program,
 )
 from .answers import Answer, AuditError, Claim, Verdict, parse_answer
-from .judge import answer_from_search
+from .judge import answer_from_search, pack_grid, unpack_grid
 
 __all__ = [
     "AnswerFileSolver",
@@ -65,6 +66,7 @@ _SELF_CHECK = re.compile(r"returned a wrong solution|returned the same solution 
 _LATE_FACTOR, _LATE_GRACE = 1.2, 0.5  # an in-process answer later than this is counted as a timeout
 _WARM_SECONDS = 120.0  # limit of the untimed warm-up search (compilation included)
 _KILL_FACTOR, _KILL_GRACE = 1.5, 2.0  # an isolated backend still busy this long is killed
+_PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
 def answered_late(seconds: float, time_limit: float | None) -> bool:
@@ -115,9 +117,10 @@ def _backend_answer(
     return answer_from_search(puzzle, found, limit, time.perf_counter() - start)
 
 
-def _serve(conn: Connection, spec: str, options: dict[str, Any]) -> None:
+def _serve(conn: Connection, spec: str, options: dict[str, Any], parent: int) -> None:
     """The worker process of an isolated backend: warm-ups and runs, until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and ends this process
+    _die_with(parent)
     while True:
         try:
             task = conn.recv()
@@ -126,12 +129,55 @@ def _serve(conn: Connection, spec: str, options: dict[str, Any]) -> None:
         # Grids travel as plain numbers and are rebuilt here: an unpickled Grid would skip its
         # checks and read-only flags, and numba would compile the backend again for it.
         kind, p, q, values, *rest = task
-        geometry = Geometry(p, q)
         if kind == "warm":
-            _warm_up(spec, options, geometry)
+            _warm_up(spec, options, geometry_for_size(p * q, (p, q)))
             conn.send(None)
         else:
-            conn.send(_backend_answer(spec, options, Grid(geometry, values), *rest))
+            conn.send(_backend_answer(spec, options, unpack_grid(p, q, values), *rest))
+
+
+def _die_with(parent: int) -> None:
+    """Linux: end this process when its parent ends, even mid-search.
+
+    A parent killed outright (a worker process stopped by Ctrl-C or by its pool) cannot end its
+    helper, and a helper busy in a search would not notice the closed pipe until the search ends.
+    """
+    prctl = _libc_prctl()
+    if prctl is not None:
+        prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent ended before the request was made
+        os._exit(0)
+
+
+def _libc_prctl() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def _start_helper(context: Any, target: Any, args: tuple[Any, ...]) -> BaseProcess:
+    """Start a daemonic helper process, also from a daemonic process (a Dask worker is one).
+
+    multiprocessing refuses children to a daemonic process because it could not end them when
+    it exits; the helper ends by itself when this process ends (``_die_with``, a closed pipe),
+    so the refusal is lifted for the moment of the start.
+    """
+    process: BaseProcess = context.Process(target=target, args=args, daemon=True)
+    me = multiprocessing.current_process()
+    daemonic = bool(me._config.get("daemon"))  # type: ignore[attr-defined]
+    if daemonic:
+        me._config["daemon"] = False  # type: ignore[attr-defined]
+    try:
+        process.start()
+    finally:
+        if daemonic:
+            me._config["daemon"] = True  # type: ignore[attr-defined]
+    return process
 
 
 class BackendSolver:
@@ -169,8 +215,7 @@ class BackendSolver:
             self._call(("warm", puzzle.geometry.p, puzzle.geometry.q, None), _WARM_SECONDS)
         deadline = None if time_limit is None else time_limit * _KILL_FACTOR + _KILL_GRACE
         start = time.perf_counter()
-        g = puzzle.geometry
-        reply = self._call(("run", g.p, g.q, puzzle.values, seed, limit, time_limit), deadline)
+        reply = self._call(("run", *pack_grid(puzzle), seed, limit, time_limit), deadline)
         if isinstance(reply, Answer):
             return reply
         seconds = time.perf_counter() - start
@@ -186,8 +231,7 @@ class BackendSolver:
         if self._conn is None or self._worker is None:
             context = multiprocessing.get_context("fork")
             self._conn, child = context.Pipe()
-            self._worker = context.Process(target=_serve, args=(child, self.spec, self.options), daemon=True)
-            self._worker.start()
+            self._worker = _start_helper(context, _serve, (child, self.spec, self.options, os.getpid()))
             child.close()
         conn, worker = self._conn, self._worker
         try:

@@ -15,7 +15,7 @@ from ..backends.registry import make_backend
 from ..grid import Grid
 from ..verify import given_conflict
 
-__all__ = ["GroundTruth", "Truth"]
+__all__ = ["REMEMBERED", "GroundTruth", "Truth"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,11 +31,18 @@ class Truth:
         return len(self.solutions)
 
 
-class GroundTruth:
-    """SAT decisions per puzzle, made at most once each, with ``backend`` (python-sat by default)."""
+#: Puzzles whose truth a ``GroundTruth`` remembers (the oldest is forgotten first): enough for
+#: every solver and run of a chunk, bounded for a worker process that serves batch after batch.
+REMEMBERED = 100_000
 
-    def __init__(self, backend: str = "pysat") -> None:
+
+class GroundTruth:
+    """SAT decisions per puzzle, made at most once each (of the last ``remembered`` puzzles), with
+    ``backend`` (python-sat by default)."""
+
+    def __init__(self, backend: str = "pysat", *, remembered: int = REMEMBERED) -> None:
         self.backend = backend
+        self.remembered = remembered
         self._engine: Backend | None = None
         self._known: dict[Grid, Truth] = {}
         self.calls = 0
@@ -46,6 +53,8 @@ class GroundTruth:
         known = self._known.get(puzzle)
         if known is None:
             known = self._decide(puzzle)
+            if len(self._known) >= self.remembered:
+                del self._known[next(iter(self._known))]
             self._known[puzzle] = known
         return known
 

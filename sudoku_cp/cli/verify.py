@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Sequence
 
 from ..audit import (
     AnswerFileSolver,
@@ -16,6 +17,7 @@ from ..audit import (
     SolverTally,
     Verdict,
     audit,
+    audit_size,
     read_answer_lines,
 )
 from ..backends.base import BackendError
@@ -23,6 +25,13 @@ from ..backends.registry import make_backend
 from ..formats import PuzzleItem, json_dumps
 from . import common
 from .common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN, EXIT_WRONG, CliError
+from .results_file import (
+    ResultsFile,
+    add_results_file_options,
+    answered,
+    check_results_options,
+    open_results_file,
+)
 
 __all__ = ["add_parser", "run"]
 
@@ -56,8 +65,11 @@ Output: a line for every run that is not correct, as it happens,
   <solver>: #<puzzle> line <line> [run <run>]: <verdict> (claimed <claim>): <detail>
 then a table per solver (runs, solved = runs judged correct, success rate, median / mean / max
 seconds over all runs, timeouts, crashes, unknown, wrong) and the wrong runs by puzzle and line.
-With --json: JSON Lines, one object per run (solver, puzzle and run counted from 1, line, seed,
-claimed, verdict, seconds, detail, solution), then {"summary": {...}}.
+With --json: JSON Lines, one object per run (index: the run's place in the output, from 0;
+solver, puzzle and run counted from 1, line, seed, claimed, verdict, seconds, detail, solution),
+then {"summary": {...}}.  -o FILE writes the output to FILE, each line flushed as it comes;
+with --json, --resume continues an interrupted FILE: the runs it holds are skipped, the rest
+appended, and the summary counts the whole file (its ground-truth figures: this run's calls).
 
 External programs (--solver-cmd CMD; not a DIMACS solver as in 'solve --solver-cmd'):
   CMD is split like a shell command and run without a shell, once per puzzle and run.  The
@@ -86,8 +98,15 @@ native code) is a crash; the next run gets a fresh worker.  --in-process runs ba
 verify instead.  Each backend first solves an easy puzzle of each box shape, untimed, so that
 compilation is not timed.
 
+--jobs N or --cluster spread the backends' runs over worker processes or a Dask cluster, in
+chunks of (backend, puzzles, runs); each worker makes a backend once and judges with its own
+ground truth, and the output keeps its order.  Programs and answer files run in this process
+(a program must be found on this machine and stopped from here at Ctrl-C).  With several
+runs at once, seconds are measured while other runs share the machine.
+
 examples:
   sudoku-cp verify --backend acs --runs 10 --timeout 5 corpus.txt
+  sudoku-cp verify --backend acs --runs 10 corpus.txt --cluster tcp://scheduler:8786 --json -o acs.jsonl
   sudoku-cp verify --backend dlx --backend cpsat --unique puzzles.txt
   sudoku-cp verify --solver-cmd "./mysolver" corpus.txt
   sudoku-cp verify --solver-cmd "./mysolver --seed {seed} {}" --runs 5 corpus.txt
@@ -147,7 +166,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="the complete backend that decides claims (default: pysat; e.g. cpsat to audit pysat)",
     )
     common.add_input_options(parser)
+    common.add_executor_options(parser, "the backends' runs")
     parser.add_argument("--json", action="store_true", help="JSON Lines: one object per run, then a summary")
+    add_results_file_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal's stderr")
     parser.set_defaults(run=run)
 
@@ -243,6 +264,7 @@ def _exit_code(tallies: Iterable[SolverTally]) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp verify``; return the exit code."""
+    check_results_options(args.output_file, args.resume, args.json)
     if args.puzzle == "-" and "-" in args.answers:
         raise CliError("the corpus and --answers cannot both be standard input")
     items, _ = common.load_puzzles(args)
@@ -252,13 +274,19 @@ def run(args: argparse.Namespace) -> int:
     except BackendError as error:
         raise CliError(f"--truth: {error}") from None
     truth = GroundTruth(args.truth)
-    total = sum(
-        args.runs if solver.repeatable and item.grid is not None else 1
-        for solver in solvers
-        for item in items
-    )
+    executor = common.executor(args)
     tallies = {solver.name: SolverTally(solver.name) for solver in solvers}
     repeatable = {solver.name for solver in solvers if solver.repeatable}
+    output: ResultsFile | None = None
+    if args.resume:  # what the file holds counts in the summary; nothing in it is lost on an error
+        output = open_results_file(args.output_file, resume=True)
+        for obj in answered(args.output_file):
+            old = RunResult.from_json(obj)
+            if old.solver not in tallies:
+                raise CliError(f"{args.output_file}: holds runs of {old.solver!r}, not a solver of this run")
+            tallies[old.solver].add(old)
+    skipped = output.done if output is not None else set()
+    total = audit_size(items, solvers, args.runs) - len(skipped)
     results = audit(
         items,
         solvers,
@@ -267,39 +295,67 @@ def run(args: argparse.Namespace) -> int:
         time_limit=args.timeout,
         unique=args.unique,
         truth=truth,
-    )
+        executor=executor,
+        skip=skipped,
+        notice=common.notice,
+    )  # a cluster is reached here: an unreachable one is an error before the output is opened
+    if output is None and args.output_file is not None:
+        output = open_results_file(args.output_file, resume=False)
+    try:
+        with contextlib.closing(results):
+            return _report(args, results, total, tallies, repeatable, len(items), truth.backend, output)
+    finally:
+        if output is not None:
+            output.close()
+
+
+def _report(
+    args: argparse.Namespace,
+    results: Iterable[RunResult],
+    total: int,
+    tallies: dict[str, SolverTally],
+    repeatable: set[str],
+    puzzles: int,
+    truth: str,
+    output: ResultsFile | None,
+) -> int:
+    """Write every run's line as it comes, then the summary; return the exit code."""
+    calls, truth_seconds = 0, 0.0
     with common.progress(total, "verifying", enabled=False if args.no_progress else None) as bar:
+        write: Callable[[str], None] = (
+            output.write if output is not None else lambda line: common.print_line(bar, line)
+        )
         for result in results:
             tallies[result.solver].add(result)
+            if result.truth_seconds is not None:
+                calls += 1
+                truth_seconds += result.truth_seconds
             if args.json or result.verdict is not Verdict.CORRECT:
                 runs = args.runs if result.solver in repeatable else 1
-                common.print_line(bar, json_dumps(result.to_json()) if args.json else _run_line(result, runs))
+                write(json_dumps(result.to_json()) if args.json else _run_line(result, runs))
             if bar is not None:
                 bar.update()
+    write = output.write if output is not None else common.out
     code = _exit_code(tallies.values())
     if args.json:
         summary: dict[str, object] = {
             "solvers": [t.to_json() for t in tallies.values()],
-            "puzzles": len(items),
+            "puzzles": puzzles,
             "runs_per_puzzle": args.runs,
             "seed": args.seed,
             "timeout": args.timeout,
-            "ground_truth": {
-                "backend": truth.backend,
-                "sat_calls": truth.calls,
-                "seconds": round(truth.seconds, 6),
-            },
+            "ground_truth": {"backend": truth, "sat_calls": calls, "seconds": round(truth_seconds, 6)},
             "exit_code": code,
         }
-        common.out(json_dumps({"summary": summary}))
+        write(json_dumps({"summary": summary}))
         return code
     for line in _table(list(tallies.values()), args.runs, repeatable):
-        common.out(line)
+        write(line)
     wrong = sum(t.verdicts[Verdict.WRONG] for t in tallies.values())
     runs = sum(t.runs for t in tallies.values())
     verdict = _plural(wrong, "wrong answer") if wrong else "no wrong answer"
-    common.out(
-        f"verify: {_plural(len(items), 'puzzle')}, {_plural(runs, 'run')}, {verdict}; "
-        f"ground truth: {_plural(truth.calls, 'SAT call')} ({truth.backend}, {truth.seconds:.3f} s)"
+    write(
+        f"verify: {_plural(puzzles, 'puzzle')}, {_plural(runs, 'run')}, {verdict}; "
+        f"ground truth: {_plural(calls, 'SAT call')} ({truth}, {truth_seconds:.3f} s)"
     )
     return code

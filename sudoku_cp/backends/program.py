@@ -98,8 +98,12 @@ def run_solver_program(
     *,
     time_limit: float | None = None,
     comments: Sequence[str] = (),
+    n_clauses: int | None = None,
 ) -> ProgramAnswer:
     """Write the CNF to a temporary file, run the solver program on it and read its answer.
+
+    ``clauses`` is any input of ``write_dimacs``; with ``n_clauses`` (its number of clauses) a
+    one-shot iterator of clause blocks is written as it comes, never listed.
 
     A time-out (``time_limit`` seconds of wall time for the program; None or inf: no limit) kills
     the program's process group and gives ``satisfiable=None``, as does standard output past the
@@ -116,7 +120,7 @@ def run_solver_program(
             find_program(name)
         except ProgramStartError as error:
             raise SolverProgramError(f"solver program {name!r} {error.reason}") from None
-        write_dimacs(cnf_path, clauses, n_vars, comments)
+        write_dimacs(cnf_path, clauses, n_vars, comments, n_clauses=n_clauses)
         try:
             run = run_program(argv, None, time_limit)
         except ProgramStartError as error:

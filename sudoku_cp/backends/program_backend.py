@@ -14,6 +14,7 @@ so in its stats (``UNVERIFIED`` = 1).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -68,8 +69,9 @@ class ProgramBackend:
         empty = np.zeros((0, n, n), np.int16)
         if cnf.contradiction:  # our own propagation's proof: nothing to confirm
             return SearchResult(empty, True)
-        # The clause blocks as they are (the writer takes them whole); one blocking clause per solution.
-        clauses: list[np.ndarray] = [block for family in cnf.families for block in family.blocks]
+        # The model's clauses are made again, a chunk at a time, for each run; then one blocking
+        # clause per solution found.
+        blocking: list[np.ndarray] = []
         comments = cnf.comments()
         found: list[np.ndarray] = []
         complete = False
@@ -81,7 +83,12 @@ class ProgramBackend:
                 break
             try:
                 answer = run_solver_program(
-                    self.command, clauses, cnf.n_vars, time_limit=deadline.remaining(), comments=comments
+                    self.command,
+                    itertools.chain(cnf.blocks(), blocking),
+                    cnf.n_vars,
+                    time_limit=deadline.remaining(),
+                    comments=comments,
+                    n_clauses=cnf.n_clauses + len(blocking),
                 )
             except SolverProgramError as error:
                 raise BackendError(str(error)) from None
@@ -94,7 +101,7 @@ class ProgramBackend:
                     stats[UNVERIFIED] = 1
                     complete = True
                 else:
-                    reason = self._confirm_unsat(puzzle, cnf, clauses, len(found), deadline)
+                    reason = self._confirm_unsat(puzzle, cnf, blocking, len(found), deadline)
                     complete = reason is None
                 break
             if answer.model is None:  # parse_solver_output gives a model with every SAT answer
@@ -108,13 +115,13 @@ class ProgramBackend:
             if not block.size:
                 complete = True
                 break
-            clauses.append(block.reshape(1, -1))
+            blocking.append(block.reshape(1, -1))
         stack = checked_solutions(puzzle, np.stack(found) if found else empty, self.name)
         count = len(stack)
         return SearchResult(stack if keep else stack[:0], complete, count=count, stats=stats, reason=reason)
 
     def _confirm_unsat(
-        self, puzzle: Grid, cnf: SudokuCnf, clauses: Sequence[np.ndarray], known: int, deadline: Deadline
+        self, puzzle: Grid, cnf: SudokuCnf, blocking: Sequence[np.ndarray], known: int, deadline: Deadline
     ) -> str | None:
         """Check the program's UNSAT claim with python-sat: None when confirmed, else why not.
 
@@ -124,7 +131,7 @@ class ProgramBackend:
         from pysat.solvers import Solver
 
         with Solver(name=CONFIRM_SOLVER) as solver:
-            for block in clauses:
+            for block in itertools.chain(cnf.blocks(), blocking):
                 rows = np.asarray(block).tolist()
                 solver.append_formula([[lit for lit in row if lit] for row in rows])
             answer = solve_limited(solver, [], deadline)

@@ -69,8 +69,10 @@ def _encode_puzzle(args: argparse.Namespace) -> str:
         from ..cnf.sudoku import encode_cnf
 
         cnf = encode_cnf(puzzle, args.encoding, args.amo, use="write")  # refused if it cannot fit
-        blocks = [block for family in cnf.families for block in family.blocks]
-        write_dimacs(args.out or sys.stdout, blocks, cnf.n_vars, cnf.comments())
+        # Clauses are made and written a chunk at a time: memory stays bounded whatever the model.
+        write_dimacs(
+            args.out or sys.stdout, cnf.blocks(), cnf.n_vars, cnf.comments(), n_clauses=cnf.n_clauses
+        )
         return (
             f"DIMACS CNF, {cnf.n_vars} variables, {cnf.n_clauses} clauses "
             f"({cnf.encoding.value}, {cnf.amo.value})"

@@ -33,19 +33,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..formats import format_line
 from ..geometry import Geometry
 from ..grid import Grid
-from ..limits import Deadline, ModelTooLarge, check_memory, memory_budget
+from ..limits import Deadline, ModelTooLarge, check_memory, format_bytes, memory_budget
 from ..propagation import propagate
 from .varmap import GridVarMap
-
-if TYPE_CHECKING:
-    from pysat.formula import IDPool
 
 __all__ = [
     "AmoEncoding",
@@ -85,21 +81,136 @@ class AmoEncoding(Enum):
     KMTOTALIZER = "kmtotalizer"
 
 
-@dataclass(frozen=True, slots=True)
-class ClauseFamily:
-    """One constraint family: blocks of equal-width clauses (each block an (m, w) int array)."""
+@cache
+def _amo_template(amo: AmoEncoding, width: int) -> tuple[tuple[np.ndarray, ...], int]:
+    """One at-most-one over the symbols 1..width, auxiliaries width+1, ...: its clauses as int32
+    blocks of equal width (in order of first appearance), and its number of auxiliary variables.
 
-    name: str
-    blocks: tuple[np.ndarray, ...]
+    Every group of this width gets these clauses, symbol i standing for its i-th literal and
+    auxiliary j for ``aux_start + j``: ``pysat.card`` encodes a constraint the same way whatever
+    its literals, with fresh auxiliaries numbered on from the pool's top.
+    """
+    if width < 2:
+        return (), 0
+    if amo is AmoEncoding.PAIRWISE:
+        first, second = np.triu_indices(width, 1)
+        return (np.stack([-(first + 1), -(second + 1)], axis=1).astype(np.int32),), 0
+    from pysat.card import CardEnc, EncType  # imported on use: keeps python-sat out of `import sudoku_cp`
+    from pysat.formula import IDPool
+
+    pool = IDPool(start_from=width + 1)
+    clauses = CardEnc.atmost(
+        lits=list(range(1, width + 1)), bound=1, vpool=pool, encoding=getattr(EncType, amo.value)
+    ).clauses
+    blocks = tuple(block for _, block in _blocks_from_lists(clauses))
+    return blocks, max(pool.top - width, 0)
+
+
+def _amo_size(amo: AmoEncoding, width: int) -> tuple[int, int, int]:
+    """(clauses, literals, auxiliary variables) of one at-most-one over ``width`` literals."""
+    blocks, aux = _amo_template(amo, width)
+    return sum(block.shape[0] for block in blocks), sum(block.size for block in blocks), aux
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ClausePart:
+    """Clauses made on demand from equal-width literal groups (an (m, w) int32 array).
+
+    ``amo`` None: each group is one clause ("at least one").  Otherwise each group gets an
+    at-most-one in that encoding, group k's auxiliary variables numbered from
+    ``aux_start + k * aux`` on.  Clauses come out a chunk at a time (``chunks``): a dense
+    at-most-one never exists as one array.
+    """
+
+    groups: np.ndarray
+    amo: AmoEncoding | None = None
+    aux_start: int = 0
+
+    def _template(self) -> tuple[tuple[np.ndarray, ...], int]:
+        if self.amo is None:
+            return (), 0
+        return _amo_template(self.amo, self.groups.shape[1])
 
     @property
     def size(self) -> int:
         """Number of clauses."""
-        return sum(block.shape[0] for block in self.blocks)
+        if self.amo is None:
+            return int(self.groups.shape[0])
+        blocks, _ = self._template()
+        return self.groups.shape[0] * sum(block.shape[0] for block in blocks)
 
     def literals(self) -> int:
         """Number of literal occurrences."""
-        return sum(block.size for block in self.blocks)
+        if self.amo is None:
+            return int(self.groups.size)
+        blocks, _ = self._template()
+        return self.groups.shape[0] * sum(block.size for block in blocks)
+
+    def aux(self) -> int:
+        """Auxiliary variables the part uses (numbered ``aux_start`` on)."""
+        return self.groups.shape[0] * self._template()[1]
+
+    def chunks(self, max_clauses: int = _CHUNK_CLAUSES) -> Iterator[np.ndarray]:
+        """The clauses as int32 blocks of equal width, at most about ``max_clauses`` each.
+
+        At-most-one clauses come group by group, each group's clauses in template order and by
+        width (all groups of a chunk for one width, then the next width).
+        """
+        groups = self.groups
+        if self.amo is None:
+            for start in range(0, groups.shape[0], max_clauses):
+                yield groups[start : start + max_clauses]
+            return
+        blocks, aux = self._template()
+        per_group = sum(block.shape[0] for block in blocks)
+        if not per_group:
+            return
+        width = groups.shape[1]
+        step = max(1, max_clauses // per_group)
+        for start in range(0, groups.shape[0], step):
+            part = groups[start : start + step]
+            base = self.aux_start + (start + np.arange(part.shape[0], dtype=np.int64)) * aux
+            for block in blocks:
+                yield _instantiate(block, part, base, width)
+
+
+def _instantiate(template: np.ndarray, groups: np.ndarray, base: np.ndarray, width: int) -> np.ndarray:
+    """A template's clauses for each group: symbol i is the group's literal i, width + j its auxiliary
+    ``base + j - 1``, signs kept; (groups * template clauses, clause width) int32."""
+    magnitude = np.abs(template)
+    negative = template < 0
+    if int(magnitude.max()) <= width:  # no auxiliary: a gather (pairwise clauses)
+        out = groups[:, magnitude - 1]
+        np.negative(out, out=out, where=negative)
+        return out.reshape(-1, template.shape[1])
+    literal = groups[:, np.minimum(magnitude, width) - 1].astype(np.int64)
+    auxiliary = base[:, None, None] + (magnitude - width - 1)
+    out = np.where(magnitude <= width, literal, auxiliary)
+    np.negative(out, out=out, where=negative)
+    return out.astype(np.int32).reshape(-1, template.shape[1])
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ClauseFamily:
+    """One constraint family: parts whose clauses are made on demand, a chunk at a time."""
+
+    name: str
+    parts: tuple[ClausePart, ...]
+
+    @property
+    def size(self) -> int:
+        """Number of clauses."""
+        return sum(part.size for part in self.parts)
+
+    def literals(self) -> int:
+        """Number of literal occurrences."""
+        return sum(part.literals() for part in self.parts)
+
+    @property
+    def blocks(self) -> Iterator[np.ndarray]:
+        """Every clause, as (m, w) int32 blocks of equal-width clauses made a chunk at a time."""
+        for part in self.parts:
+            yield from part.chunks()
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -124,10 +235,14 @@ class SudokuCnf:
 
         Lists are made a chunk at a time: they cost about 100 bytes a clause.
         """
+        for block in self.blocks():
+            yield from block.tolist()
+
+    def blocks(self) -> Iterator[np.ndarray]:
+        """Every clause, family by family, as int32 blocks of equal-width clauses made a chunk
+        (at most about 65,536 clauses) at a time: what ``write_dimacs`` streams."""
         for family in self.families:
-            for block in family.blocks:
-                for start in range(0, block.shape[0], _CHUNK_CLAUSES):
-                    yield from block[start : start + _CHUNK_CLAUSES].tolist()
+            yield from family.blocks
 
     def sizes(self) -> dict[str, int]:
         """Variables, clauses and literals in all, and clauses per family."""
@@ -159,12 +274,16 @@ class SudokuCnf:
         return lines
 
 
+_STREAM_BYTES = 256 << 20  # a chunk of clauses and its DIMACS text, with numpy's temporaries
+
+
 @dataclass(frozen=True, slots=True)
 class CnfSize:
     """The size of a CNF model, known before it is built: variables, clauses, literals.
 
     ``map_lines``: variables listed in the DIMACS comments (the optimized map); ``table_bytes``:
-    the candidate tables the encoder builds whatever the clauses.
+    the candidate tables and literal groups the encoder keeps whatever the clauses (clauses
+    themselves are made from the groups a chunk at a time).
     """
 
     variables: int
@@ -174,39 +293,35 @@ class CnfSize:
     table_bytes: int = field(default=0)
 
     def build_bytes(self) -> int:
-        """Bytes to build the model: tables, int32 literals, chunk buffers."""
+        """Bytes to hold every clause at once: tables, int32 literals, chunk buffers."""
         return self.table_bytes + 4 * self.literals + (16 << 20)
 
+    def stream_bytes(self) -> int:
+        """Bytes to make the clauses a chunk at a time: tables and one chunk."""
+        return self.table_bytes + _STREAM_BYTES
+
     def write_bytes(self) -> int:
-        """Bytes to build and write it as DIMACS: the map comments made as text first, the text
-        of a chunk of clauses at a time."""
-        return self.build_bytes() + 160 * self.map_lines + (128 << 20)
+        """Bytes to write it as DIMACS: the map comments made as text first, then a chunk of
+        clauses at a time."""
+        return self.stream_bytes() + 160 * self.map_lines
 
     def solver_bytes(self) -> int:
-        """Bytes to build it and load it into a python-sat solver (about 120 bytes a clause there)."""
-        return self.build_bytes() + 120 * self.clauses + 4 * self.literals
+        """Bytes to stream it into a python-sat solver (about 120 bytes a clause there)."""
+        return self.stream_bytes() + 120 * self.clauses + 4 * self.literals
+
+    def reader_bytes(self) -> int:
+        """The least memory a SAT solver needs to read its DIMACS text: 4 bytes a literal, 8 a clause."""
+        return 4 * self.literals + 8 * self.clauses
+
+    def text_bytes(self) -> int:
+        """The length of its DIMACS clause lines, about: each literal's digits, sign and space,
+        half of them negative, and each clause's final '0' and newline."""
+        digits = len(str(max(self.variables, 1)))
+        return self.literals * (digits + 1) + self.clauses * 2 + self.literals // 2
 
     def describe(self) -> str:
         """'12,777 variables, 232,079 clauses, 476,012 literals'."""
         return f"{self.variables:,} variables, {self.clauses:,} clauses, {self.literals:,} literals"
-
-
-@cache
-def _amo_size(amo: AmoEncoding, width: int) -> tuple[int, int, int]:
-    """(clauses, literals, auxiliary variables) of one at-most-one over ``width`` literals."""
-    if width < 2:
-        return 0, 0, 0
-    if amo is AmoEncoding.PAIRWISE:
-        pairs = width * (width - 1) // 2
-        return pairs, 2 * pairs, 0
-    from pysat.card import CardEnc, EncType
-    from pysat.formula import IDPool
-
-    pool = IDPool(start_from=width + 1)
-    clauses = CardEnc.atmost(
-        lits=list(range(1, width + 1)), bound=1, vpool=pool, encoding=getattr(EncType, amo.value)
-    ).clauses
-    return len(clauses), sum(len(clause) for clause in clauses), max(pool.top - width, 0)
 
 
 def _group_widths(geometry: Geometry, open_cand: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -274,7 +389,7 @@ def _fixed_size(puzzle: Grid, encoding: CnfEncoding, amo: AmoEncoding) -> CnfSiz
     cells = np.zeros(n + 1, dtype=np.int64)
     cells[n] = n * n
     variables, clauses, literals = _size_from_widths(encoding, amo, cells, 3 * cells, n**3, puzzle.givens)
-    return CnfSize(variables, clauses, literals, 0, 32 * n**3)
+    return CnfSize(variables, clauses, literals, 0, 48 * n**3)
 
 
 def _optimized_size(geometry: Geometry, amo: AmoEncoding, open_cand: np.ndarray) -> CnfSize:
@@ -285,15 +400,17 @@ def _optimized_size(geometry: Geometry, amo: AmoEncoding, open_cand: np.ndarray)
     variables, clauses, literals = _size_from_widths(
         CnfEncoding.OPTIMIZED, amo, cell_widths, unit_widths, grid_vars, 0
     )
-    return CnfSize(variables, clauses, literals, grid_vars, 16 * geometry.n**3 + 24 * grid_vars)
+    return CnfSize(variables, clauses, literals, grid_vars, 16 * geometry.n**3 + 40 * grid_vars)
 
 
 _DOING = {"build": "building", "write": "writing", "solve": "solving"}
 
 
 def _need(size: CnfSize, use: str) -> int:
-    """Bytes a model of this size needs for ``use``."""
-    return {"build": size.build_bytes, "write": size.write_bytes, "solve": size.solver_bytes}[use]()
+    """Bytes a model of this size needs for ``use`` (writing: also what a solver needs to read it)."""
+    if use == "write":
+        return max(size.write_bytes(), size.reader_bytes())
+    return {"build": size.build_bytes, "solve": size.solver_bytes}[use]()
 
 
 def _alternatives(puzzle: Grid, encoding: CnfEncoding, amo: AmoEncoding, use: str, budget_bytes: int) -> str:
@@ -328,6 +445,13 @@ def check_cnf_memory(
         raise ModelTooLarge(
             f"{model} has {size.variables:,} variables, beyond 32-bit literals; {alternative}"
         )
+    if use == "write" and size.reader_bytes() > size.write_bytes():
+        # Writing streams in bounded memory; what cannot fit is any solver reading the text.
+        raise ModelTooLarge(
+            f"writing {model}: a SAT solver reading its DIMACS text (about "
+            f"{format_bytes(size.text_bytes())}) would need about {format_bytes(size.reader_bytes())} "
+            f"of memory at least, more than the {format_bytes(budget)} available; {alternative}"
+        )
     check_memory(f"{_DOING[use]} {model}", need, alternative)
 
 
@@ -343,68 +467,26 @@ def _blocks_by_width(groups: np.ndarray) -> list[np.ndarray]:
     return blocks
 
 
-def _at_least_one(groups: np.ndarray) -> tuple[np.ndarray, ...]:
-    return tuple(block.astype(np.int32, copy=False) for block in _blocks_by_width(groups))
+class _AuxCounter:
+    """The next free auxiliary variable, handed out to at-most-one parts in encoding order."""
+
+    def __init__(self, first: int) -> None:
+        self.next = first
+
+    def take(self, part: ClausePart) -> ClausePart:
+        """``part`` with its auxiliaries numbered from the next free one on."""
+        placed = ClausePart(part.groups, part.amo, self.next)
+        self.next += placed.aux()
+        return placed
 
 
-def _pairwise(block: np.ndarray, deadline: Deadline | None) -> np.ndarray:
-    """The (-a | -b) clauses of every pair of each row of ``block``, row by row, made in bounded chunks."""
-    rows, width = block.shape
-    first, second = np.triu_indices(width, 1)
-    pairs = len(first)
-    out = np.empty((rows, pairs, 2), dtype=np.int32)
-    step = max(1, (_CHUNK_CLAUSES * 16) // pairs)
-    for start in range(0, rows, step):
-        if deadline is not None:
-            deadline.check(_ENCODING)
-        negated = -block[start : start + step].astype(np.int32)
-        out[start : start + step, :, 0] = negated[:, first]
-        out[start : start + step, :, 1] = negated[:, second]
-    return out.reshape(-1, 2)
+def _at_least_one(groups: np.ndarray) -> tuple[ClausePart, ...]:
+    return tuple(ClausePart(block) for block in _blocks_by_width(groups))
 
 
-def _at_most_one(
-    groups: np.ndarray, amo: AmoEncoding, pool: IDPool, deadline: Deadline | None
-) -> tuple[np.ndarray, ...]:
-    blocks: list[np.ndarray] = []
-    for block in _blocks_by_width(groups):
-        width = block.shape[1]
-        if width < 2:
-            continue
-        if amo is AmoEncoding.PAIRWISE:
-            blocks.append(_pairwise(block, deadline))
-            continue
-        blocks.extend(_card_blocks(block, amo, pool, deadline))
-    return tuple(blocks)
-
-
-def _card_blocks(
-    block: np.ndarray, amo: AmoEncoding, pool: IDPool, deadline: Deadline | None
-) -> list[np.ndarray]:
-    """A ``pysat.card`` at-most-one of each row, as int32 blocks of equal-width clauses.
-
-    Clauses are grouped by width (in order of first appearance), each group in order, as pieces
-    of bounded size: Python lists cost about 100 bytes a clause.
-    """
-    from pysat.card import CardEnc, EncType  # imported on use: keeps python-sat out of `import sudoku_cp`
-
-    kind = getattr(EncType, amo.value)
-    parts: dict[int, list[np.ndarray]] = {}
-    pending: list[list[int]] = []
-
-    def flush() -> None:
-        for width, piece in _blocks_from_lists(pending):
-            parts.setdefault(width, []).append(piece)
-        pending.clear()
-
-    for row in block.tolist():
-        pending.extend(CardEnc.atmost(lits=row, bound=1, vpool=pool, encoding=kind).clauses)
-        if len(pending) >= _CHUNK_CLAUSES:
-            flush()
-            if deadline is not None:
-                deadline.check(_ENCODING)
-    flush()
-    return [piece for pieces in parts.values() for piece in pieces]
+def _at_most_one(groups: np.ndarray, amo: AmoEncoding, aux: _AuxCounter) -> tuple[ClausePart, ...]:
+    blocks = _blocks_by_width(groups)
+    return tuple(aux.take(ClausePart(block, amo)) for block in blocks if block.shape[1] >= 2)
 
 
 def _blocks_from_lists(clauses: list[list[int]]) -> list[tuple[int, np.ndarray]]:
@@ -435,7 +517,7 @@ def _families(
     varmap: GridVarMap,
     encoding: CnfEncoding,
     amo: AmoEncoding,
-    pool: IDPool,
+    aux: _AuxCounter,
     deadline: Deadline | None,
 ) -> list[ClauseFamily]:
     g = grid.geometry
@@ -446,11 +528,11 @@ def _families(
             deadline.check(_ENCODING)
 
     open_cells = varmap.fixed == 0
-    cell_groups = varmap.index[open_cells]  # (open, n)
+    cell_groups = varmap.index[open_cells].astype(np.int32)  # (open, n); refused beyond 2**31 - 1
     families = [ClauseFamily("cell definedness", _at_least_one(cell_groups))]
     check()
     if encoding is not CnfEncoding.MINIMAL:
-        families.append(ClauseFamily("cell uniqueness", _at_most_one(cell_groups, amo, pool, deadline)))
+        families.append(ClauseFamily("cell uniqueness", _at_most_one(cell_groups, amo, aux)))
     del cell_groups
     if encoding is CnfEncoding.OPTIMIZED:
         fixed_units = varmap.fixed[g.units]  # (3n, n cells): digits placed before encoding
@@ -463,12 +545,12 @@ def _families(
             groups[placed[k * n : (k + 1) * n].reshape(-1)] = 0  # a placed digit's group is decided
         if encoding in (CnfEncoding.EXTENDED, CnfEncoding.OPTIMIZED):
             families.append(ClauseFamily(f"{kind} definedness", _at_least_one(groups)))
-        families.append(ClauseFamily(f"{kind} uniqueness", _at_most_one(groups, amo, pool, deadline)))
+        families.append(ClauseFamily(f"{kind} uniqueness", _at_most_one(groups, amo, aux)))
     if encoding is not CnfEncoding.OPTIMIZED:
         flat = grid.values.reshape(-1).astype(np.int64)
         given = np.flatnonzero(flat)
         units = varmap.index[given, flat[given] - 1].reshape(-1, 1).astype(np.int32)
-        families.append(ClauseFamily("givens", (units,) if units.size else ()))
+        families.append(ClauseFamily("givens", (ClausePart(units),) if units.size else ()))
     return families
 
 
@@ -497,7 +579,8 @@ def encode_cnf(
         if state.contradiction[0]:
             fixed = np.zeros(g.n * g.n, dtype=np.int16)
             varmap = GridVarMap.compact(g, np.zeros((g.n * g.n, g.n), dtype=bool), fixed)
-            empty = ClauseFamily("contradiction found by propagation", (np.zeros((1, 0), dtype=np.int32),))
+            nothing = ClausePart(np.zeros((1, 0), dtype=np.int32))
+            empty = ClauseFamily("contradiction found by propagation", (nothing,))
             return SudokuCnf(puzzle, encoding, amo, varmap, 0, (empty,), True)
         size = _optimized_size(g, amo, state.candidates[0] & (state.values[0] == 0)[:, None])
     else:
@@ -509,11 +592,9 @@ def encode_cnf(
         varmap = GridVarMap.compact(g, state.candidates[0], state.values[0])
     else:
         varmap = GridVarMap.full(g)
-    from pysat.formula import IDPool
-
-    pool = IDPool(start_from=varmap.n_grid_vars + 1)
-    families = _families(puzzle, varmap, encoding, amo, pool, deadline)
-    n_vars = max(varmap.n_grid_vars, pool.top)
+    aux = _AuxCounter(varmap.n_grid_vars + 1)
+    families = _families(puzzle, varmap, encoding, amo, aux, deadline)
+    n_vars = aux.next - 1
     return SudokuCnf(puzzle, encoding, amo, varmap, n_vars, tuple(families), False)
 
 

@@ -15,9 +15,10 @@ shape up to 64 x 64 fits.  A node propagates three rules to a fixed point, cheap
    solved digit is in no other segment of its box or lines, so only real eliminations remain.
 
 A node that ends open guesses: on a cell with the fewest candidates and, among the first few
-bivalue cells, the one with the most peers sharing a candidate (its guess propagates furthest),
-lowest digit first.  The state without that digit is pushed on an explicit stack (no recursion);
-a dead end pops it.  A leaf with every cell single is a solution.
+bivalue cells, the one with the most peers sharing a candidate, bivalue peers counting thrice
+(its guess propagates furthest), lowest digit first.  The state without that digit is pushed
+on an explicit stack (no recursion); a dead end pops it.  A leaf with every cell single is a
+solution.
 
 ``kernel(p, q)`` is ``solve_batch`` compiled for one box shape (constants let the compiler unroll
 the small loops; 9x9 has its own) or for any shape.  It runs a whole batch of puzzles in one call
@@ -448,8 +449,9 @@ def _compile(box_p: int, box_q: int) -> Callable[..., int]:
                         continue
                     score = 0
                     for k in range(n_peers):
-                        if cur[peers[cell, k]] & m:
-                            score += 1
+                        peer_m = cur[peers[cell, k]]
+                        if peer_m & m:  # a peer the guess touches; a bivalue one counts thrice
+                            score += 3 if _popcount(peer_m) == 2 else 1
                     if score > top_score:
                         top_score = score
                         best = cell

@@ -1,8 +1,8 @@
 """The backtracking backend: the bitset search of ``native.bitset``, one puzzle or a whole batch per call.
 
-A batch (``search_many``) is grouped by geometry and each group is searched by one compiled
-kernel walk (``native.backtrack.search_batch``); every solution of the batch then passes the
-checker in one vectorised pass before any result is made.
+A batch (``search_arrays``, or ``search_many`` by geometry) is searched by one compiled kernel
+walk (``native.backtrack.search_batch``); every solution of the batch then passes the checker in
+one vectorised pass before any answer is made.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from ..native import NativeInputError
 from ..native.backtrack import BatchRun, search_batch
 from ..outcome import REASON_TIME_LIMIT
 from ..verify import valid_solutions_mask
-from .base import BackendError, SearchResult, checked_solutions, no_grids
+from .answers import BatchAnswers
+from .base import BackendError, SearchResult, checked_solutions
 from .native_base import NativeBackend, NativeRun
 
 __all__ = ["BacktrackBackend"]
@@ -28,8 +29,8 @@ __all__ = ["BacktrackBackend"]
 class BacktrackBackend(NativeBackend):
     """Complete bitset search (singles, locked candidates, scored guesses); counts without storing.
 
-    It solves batches in one compiled call per geometry (``search_many``), and remembers the
-    pace of the last run on each geometry to size its first chunk of work.
+    It answers a batch in one compiled call per geometry (``search_arrays``, ``search_many``) and
+    remembers the pace of its last run on each geometry to size its first chunk of work.
     """
 
     name = "backtrack"
@@ -68,72 +69,73 @@ class BacktrackBackend(NativeBackend):
     ) -> list[SearchResult]:
         """One checked result per puzzle, in order: each geometry's puzzles in one kernel walk.
 
-        ``time_limit`` in seconds applies to each puzzle, a ``Deadline`` is one budget for the
-        whole call.  Clashing givens make a puzzle unsatisfiable (complete, no solution); a grid
-        beyond 64x64 is that puzzle's failure; a puzzle whose solution fails the checker gets no
-        solution, not complete, the checker's verdict as its reason.
+        See ``search_arrays``, which this calls once per geometry.
         """
         answers: list[SearchResult | None] = [None] * len(puzzles)
         by_geometry: dict[Geometry, list[int]] = {}
         for k, puzzle in enumerate(puzzles):
             by_geometry.setdefault(puzzle.geometry, []).append(k)
         for geometry, members in by_geometry.items():
-            group = [puzzles[k] for k in members]
-            for k, answer in zip(
-                members, self._search_group(geometry, group, limit, time_limit), strict=True
-            ):
+            values = np.stack([puzzles[k].values.reshape(-1) for k in members])
+            found = self.search_arrays(geometry, values, limit, time_limit)
+            for k, answer in zip(members, found.results(), strict=True):
                 answers[k] = answer
         return [answer for answer in answers if answer is not None]
 
-    def _search_group(
-        self, geometry: Geometry, puzzles: list[Grid], limit: int, time_limit: float | Deadline | None
-    ) -> list[SearchResult]:
+    def search_arrays(
+        self,
+        geometry: Geometry,
+        values: np.ndarray,
+        limit: int = 1,
+        time_limit: float | Deadline | None = None,
+    ) -> BatchAnswers:
+        """Up to ``limit`` checked solutions of each row of a (B, n*n) stack of puzzles, in one kernel walk.
+
+        ``time_limit`` in seconds applies to each puzzle, a ``Deadline`` is one budget for the
+        whole call.  Clashing givens make a puzzle unsatisfiable (complete, no solution); a grid
+        beyond 64x64 is every puzzle's failure; a puzzle whose solution fails the checker gets no
+        solution, not complete, the checker's verdict as its reason.  Each answer's ``seconds`` is
+        its share of the search (in proportion to its nodes) and of the batch's checking.
+        """
         began = time.perf_counter()
-        n = geometry.n
-        givens = np.stack([puzzle.values.reshape(-1) for puzzle in puzzles])
+        size = geometry.n**2
+        givens = np.asarray(values, dtype=np.int16).reshape(-1, size)
+        batch = len(givens)
         try:
             run = self._search(geometry, givens, limit, True, time_limit)
         except NativeInputError as error:
-            seconds = (time.perf_counter() - began) / len(puzzles)
             failure = f"{self.name}: {error}"
-            return [SearchResult(no_grids(n), False, reason=failure, seconds=seconds) for _ in puzzles]
+            seconds = np.full(batch, (time.perf_counter() - began) / max(batch, 1))
+            nothing = np.zeros(batch, dtype=np.int64)
+            return BatchAnswers(
+                geometry, np.zeros((batch, size), np.int16), nothing, nothing.astype(bool), seconds,
+                dict.fromkeys(range(batch), failure),
+            )  # fmt: skip
         stack, owner = run.solutions, run.owner
         # The checker, over the whole batch at once: complete valid grids that keep their givens.
         ok = valid_solutions_mask(Grid.empty(geometry), stack)
         ok &= ((stack == givens[owner]) | (givens[owner] == 0)).all(axis=1)
-        ends = np.cumsum(np.bincount(owner, minlength=len(puzzles))).tolist()
-        overhead = (time.perf_counter() - began - float(run.seconds.sum())) / len(puzzles)
-        counts, complete, timed_out = run.counts.tolist(), run.complete.tolist(), run.timed_out.tolist()
-        nodes, seconds = run.nodes.tolist(), (run.seconds + overhead).tolist()
-        answers: list[SearchResult] = []
-        start = 0
-        for b, puzzle in enumerate(puzzles):
-            end = ends[b]
-            mine = stack[start:end].reshape(-1, n, n)
-            if not ok[start:end].all() or (end - start > 1 and _repeats(mine)):
-                try:  # the independent checker's verdict, in words
-                    checked_solutions(puzzle, mine, self.name)
-                except BackendError as error:
-                    answers.append(SearchResult(no_grids(n), False, reason=str(error), seconds=seconds[b]))
-                    start = end
-                    continue
-            mine.setflags(write=False)
-            count = counts[b]
-            reason = REASON_TIME_LIMIT if timed_out[b] else None
-            if not timed_out[b] and not complete[b] and count < limit:  # cannot happen: say so, never guess
-                reason = "the search stopped before it decided"
-            answers.append(
-                SearchResult(
-                    mine,
-                    complete[b],
-                    count=count,
-                    stats={"nodes": nodes[b]},
-                    reason=reason,
-                    seconds=seconds[b],
-                )
-            )
-            start = end
-        return answers
+        counts, complete = run.counts.copy(), run.complete.copy()
+        ends = np.cumsum(counts)
+        starts = ends - counts
+        solutions = np.zeros((batch, size), np.int16)
+        found = counts > 0
+        solutions[found] = stack[starts[found]]
+        reasons = dict.fromkeys(np.flatnonzero(run.timed_out).tolist(), REASON_TIME_LIMIT)
+        more = {k: stack[starts[k] + 1 : ends[k]] for k in np.flatnonzero(counts > 1).tolist()}
+        refused = set(owner[~ok].tolist()) | {
+            k for k, rest in more.items() if _repeats(stack[starts[k] : ends[k]])
+        }
+        for k in sorted(refused):
+            try:  # the independent checker's verdict, in words
+                checked_solutions(Grid(geometry, givens[k]), stack[starts[k] : ends[k]], self.name)
+            except BackendError as error:
+                reasons[k] = str(error)
+            counts[k], complete[k] = 0, False
+            solutions[k] = 0
+            more.pop(k, None)
+        overhead = (time.perf_counter() - began - float(run.seconds.sum())) / max(batch, 1)
+        return BatchAnswers(geometry, solutions, counts, complete, run.seconds + overhead, reasons, more)
 
 
 def _repeats(grids: np.ndarray) -> bool:

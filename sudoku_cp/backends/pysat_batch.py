@@ -136,7 +136,7 @@ def _compact_batch(
     where = flat // n  # its (puzzle, cell)
     cell_first = np.cumsum(counts.ravel()) - counts.ravel()  # in ``flat``, each cell's first candidate
     numbers = before.ravel()[where] + np.arange(flat.size) - cell_first[where] + 1  # 1-based, per puzzle
-    index = np.zeros(open_cand.size, dtype=np.int16 if n**3 < 2**15 else np.int32 if n**3 < 2**31 else np.int64)
+    index = np.zeros(open_cand.size, dtype=np.int16 if n**3 < 2**15 else np.int64)
     index[flat] = numbers
     var_offset = np.zeros(batch + 1, dtype=np.int64)
     np.cumsum(counts.sum(axis=1), out=var_offset[1:])

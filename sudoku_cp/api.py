@@ -319,51 +319,40 @@ def count_solutions(
 def _solve_chunk(
     items: Sequence[PuzzleItem], backend: Backend, unique: bool, time_limit: float | Deadline | None
 ) -> list[PuzzleResult]:
-    """Solve a chunk in this process: all at once when the backend can, else puzzle by puzzle."""
-    if isinstance(backend, ArrayBackend):
-        return _solve_arrays(items, backend, unique, time_limit)
-    if not isinstance(backend, BatchBackend):
+    """Solve a chunk in this process: all at once when the backend can, else puzzle by puzzle.
+
+    A batch backend gets one call per geometry (``search_arrays`` when it answers arrays, else
+    ``search_many``) and the results are made from the answers as arrays: solutions written in
+    one pass, their ``Grid`` made only when asked.
+    """
+    if not isinstance(backend, ArrayBackend | BatchBackend):
         return [
             _invalid(item)
             if item.grid is None
             else _one(item.grid, item.index, item.line, unique, backend, time_limit)
             for item in items
         ]
-    grids = [item.grid for item in items if item.grid is not None]
-    answers = iter(backend.search_many(grids, 2 if unique else 1, time_limit))
-    results: list[PuzzleResult] = []
-    for item in items:
-        if item.grid is None:
-            results.append(_invalid(item))
-            continue
-        found = next(answers)
-        seconds = found.seconds or 0.0
-        # Clashing givens make a puzzle unsatisfiable: only then is there a conflict to look for.
-        conflict = given_conflict(item.grid) if found.complete and not found.count else None
-        if conflict is not None:
-            results.append(PuzzleResult(item.index, Status.INVALID, None, seconds, conflict, item.line))
-        else:
-            results.append(_result(item.grid, item.index, item.line, unique, seconds, found))
-    return results
-
-
-def _solve_arrays(
-    items: Sequence[PuzzleItem], backend: ArrayBackend, unique: bool, time_limit: float | Deadline | None
-) -> list[PuzzleResult]:
-    """A chunk through ``search_arrays``: one call per geometry, results made from the arrays."""
+    limit = 2 if unique else 1
     results: list[PuzzleResult | None] = [None] * len(items)
     for geometry, positions, values in grid_rows(items):
-        found = backend.search_arrays(geometry, values, 2 if unique else 1, time_limit)
+        if isinstance(backend, ArrayBackend):
+            found = backend.search_arrays(geometry, values, limit, time_limit)
+        else:
+            grids = [Grid(geometry, row) for row in values]
+            found = BatchAnswers.of_results(geometry, backend.search_many(grids, limit, time_limit))
         texts = iter(format_lines(geometry, found.solutions[found.counts > 0]))
         solved = (found.counts == 1) & (found.complete | (not unique))
         columns = [column.tolist() for column in (positions, found.counts, found.seconds, solved)]
         for k, (position, count, seconds, fine) in enumerate(zip(*columns, strict=True)):
             item = items[position]
             text = next(texts) if count else ""
-            if fine and k not in found.stats:  # the common case, without a SearchResult
-                results[position] = PuzzleResult.of_row(
+            if fine:  # the common case, without a SearchResult
+                result = PuzzleResult.of_row(
                     item.index, Status.SOLVED, geometry, found.solutions[k], text, seconds, item.line
                 )
+                if k in found.stats:
+                    result.stats.update(found.stats[k])
+                results[position] = result
             else:
                 results[position] = _array_result(item, found, k, values[k], text, unique)
     return [_invalid(items[k]) if result is None else result for k, result in enumerate(results)]

@@ -156,7 +156,7 @@ WITHOUT_DASK = (
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize(
     "argv",
-    [["verify", "--backend", "dlx"]],
+    [["verify", "--backend", "dlx"], ["nishio", "--all-digits", "--json", "--puzzle"]],
     ids=lambda argv: argv[0],
 )
 def test_cluster_local_without_dask_is_one_line_naming_the_extra(mixed: Path, argv: list[str]) -> None:
@@ -171,9 +171,46 @@ def test_cluster_local_without_dask_is_one_line_naming_the_extra(mixed: Path, ar
 
 
 @pytest.mark.parametrize(
-    "argv",
-    [["verify", "--backend", "dlx", "--resume", "-o", "x.jsonl"], ["verify", "--backend", "dlx", "--resume"]],
+    ("argv", "words"),
+    [
+        (["verify", "--backend", "dlx", "--resume", "-o", "x.jsonl"], "--resume needs --json"),
+        (["verify", "--backend", "dlx", "--resume", "--json"], "--resume needs -o FILE"),
+        (["nishio", "--all-digits", "--resume", "-o", "x.jsonl", "--puzzle"], "--resume needs --json"),
+        (
+            ["nishio", "--all-digits", "--method", "all", "--json", "--resume", "-o", "x", "--puzzle"],
+            "one method",
+        ),
+    ],
 )
-def test_resume_needs_json_and_a_file(mixed: Path, argv: list[str]) -> None:
+def test_resume_needs_json_a_file_and_one_line_per_input(mixed: Path, argv: list[str], words: str) -> None:
     run = cli(*argv, str(mixed))
-    assert run.returncode == 2 and run.stderr.count("\n") == 1 and "--resume needs" in run.stderr
+    assert run.returncode == 2 and run.stderr.count("\n") == 1 and words in run.stderr, run.stderr
+
+
+# ------------------------------------------------------------------------------------------ nishio
+
+NISHIO = ("nishio", "--all-digits", "--json", "--puzzle")
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("method", ["dag", "sat"])
+def test_nishio_on_a_cluster_gives_the_one_process_output(mixed: Path, scheduler: str, method: str) -> None:
+    argv = (*NISHIO, str(mixed), "--method", method, "--count")
+    alone = cli(*argv, "--jobs", "1")
+    assert alone.returncode == 2, alone.stderr  # the unreadable line
+    expected = answers(alone.stdout)
+    assert len(expected) == 40 * 9 + 2 and [obj["index"] for obj in expected] == list(range(len(expected)))
+    spread = cli(*argv, "--cluster", scheduler)
+    assert (spread.returncode, answers(spread.stdout)) == (2, expected), spread.stderr[-2000:]
+
+
+@pytest.mark.timeout(240)
+def test_nishio_resumes_a_cut_file_on_a_cluster(mixed: Path, scheduler: str, tmp_path: Path) -> None:
+    whole, cut = tmp_path / "whole.jsonl", tmp_path / "cut.jsonl"
+    assert cli(*NISHIO, str(mixed), "-o", str(whole)).returncode == 2
+    text = whole.read_text()
+    for share in (0.0, 0.5, 1.0):
+        cut.write_text(text[: int(len(text) * share) + 9])
+        again = cli(*NISHIO, str(mixed), "--cluster", scheduler, "-o", str(cut), "--resume")
+        assert again.returncode == 2, again.stderr[-2000:]
+        assert cut.read_text() == text if share == 1.0 else answers(cut.read_text()) == answers(text)

@@ -232,15 +232,18 @@ def test_cli_batch_answers_equal_one_instance_at_a_time(tmp_path: Path, capsys: 
     expected: list[dict[str, object]] = []
     for item in parse_puzzles(path.read_text()):
         if item.grid is None or given_conflict(item.grid) is not None:
-            expected.append({"puzzle": item.index, "status": "invalid"})
+            expected.append({"index": len(expected), "puzzle": item.index, "status": "invalid"})
             continue
         for digit, instance in zip((3, 9), digit_instances(item.grid, (3, 9)), strict=True):
             result = solve_nishio(instance, "dag", count=True)
-            expected.append({"puzzle": item.index, "digit": digit, **result.to_json()})
+            expected.append(
+                {"index": len(expected), "puzzle": item.index, "digit": digit, **result.to_json()}
+            )
     assert len(got) == len(expected) == 40 * 2 + 2
     for have, want in zip(got, expected, strict=True):
         have.pop("seconds", None), want.pop("seconds", None)
         if want["status"] == "invalid":
             assert have["status"] == "invalid" and have["puzzle"] == want["puzzle"] and have["error"]
+            assert have["index"] == want["index"]
         else:
             assert have == want

@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 import argparse
-import sys
-import time
-from collections.abc import Iterator, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..formats import ParseError, PuzzleItem, json_dumps, parse_puzzles
-from ..grid import Grid
 from ..verify import given_conflict
 from . import common
 from .common import EXIT_BAD_INPUT, EXIT_NO_SOLUTION, EXIT_OK, EXIT_UNKNOWN, CliError
+from .results_file import (
+    ResultsFile,
+    add_results_file_options,
+    answered,
+    check_results_options,
+    open_results_file,
+)
 
 if TYPE_CHECKING:
     from ..nishio.instance import NishioInstance
+    from ..nishio.puzzles import DigitAnswer, NishioAsk, PuzzleAnswers
     from ..nishio.result import NishioResult
 
 __all__ = ["add_parser", "run"]
@@ -48,25 +54,29 @@ Methods (--method):
 Output: the grid with 'o' for cells of S', 'x' for eliminated cells, '.' outside S, then the
 eliminations.  --json writes one JSON object per instance (JSON Lines) with n, box, method,
 satisfiable, closure and eliminated (lists of [row, column], 1-based), count (with --count) and
-seconds; puzzle instances also carry puzzle (0-based index) and digit.
+seconds; puzzle instances also carry index (the instance's number in the output, from 0: puzzle
+by puzzle, digit by digit, an invalid puzzle one), puzzle (0-based) and digit.
+
+Puzzle batches run in chunks of puzzles, here, on --jobs N local processes or on a Dask
+cluster (--cluster); the output keeps its order.  -o FILE writes the output to FILE, each line
+flushed as it comes; with --json, --resume continues an interrupted FILE (the instances it holds
+are skipped, the rest appended; not with --method all, which writes a line per method).
 
 examples:
   sudoku-cp nishio instance.txt
   sudoku-cp nishio instance.txt --method all
   sudoku-cp nishio --puzzle puzzle.txt --digit 7
   sudoku-cp nishio --puzzle puzzles.txt --all-digits --json
+  sudoku-cp nishio --puzzle corpus.txt --all-digits --json --cluster tcp://scheduler:8786 -o out.jsonl
   sudoku-cp nishio instance.txt --count --svg closure.svg
 
 exit codes:
   0  every instance answered, each has at least one placement
   1  some instance has no placement inside S
   2  usage error or bad input
-  3  unknown (time limit reached), or --method all found two methods that disagree"""
-
-
-#: Puzzles answered per DAG batch: large enough that Python costs vanish, small enough that the
-#: masks and JSON text of one batch stay a few tens of MB whatever the input holds.
-_BATCH_PUZZLES = 4096
+  3  unknown (time limit reached), or --method all found two methods that disagree; crash: a
+     puzzle killed its worker repeatedly
+  130 interrupted (Ctrl-C); what was written so far stays intact"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,13 +131,18 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--svg", metavar="FILE", help="draw S, S' and the eliminations (one instance only)")
     parser.add_argument("--json", action="store_true", help="JSON Lines, one object per instance")
+    add_results_file_options(parser)
+    common.add_executor_options(parser, "puzzle batches")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal's stderr")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp nishio``; return the exit code."""
+    check_results_options(args.output_file, args.resume, args.json)
     if args.puzzle is None:
+        if args.output_file is not None:
+            raise CliError("-o FILE writes the results of --puzzle batches; one instance prints")
         return _answer_all([_instance_job(args)], args)
     if args.instance is not None:
         raise CliError("give either INSTANCE or --puzzle, not both")
@@ -138,9 +153,9 @@ def run(args: argparse.Namespace) -> int:
         items = parse_puzzles(text, box=args.box)
     except ParseError as problem:
         raise CliError(f"{name or 'puzzle'}: {problem}") from None
-    if _batch_applies(args, items):
-        return _answer_batches(items, name, args)
-    return _answer_all(list(_puzzle_jobs(items, name, args)), args)
+    if args.svg:
+        return _answer_all(list(_puzzle_jobs(items, name, args)), args)
+    return _answer_puzzles(items, name, args)
 
 
 def _instance_job(args: argparse.Namespace) -> _Job:
@@ -191,73 +206,139 @@ def _puzzle_jobs(items: Sequence[PuzzleItem], name: str | None, args: argparse.N
             yield _Job(instance, f"{label}, digit {digit}", item.index, digit)
 
 
-# --------------------------------------------------------------------- many puzzles, the DAG in batches
+# ----------------------------------------------------------------------------------- puzzle batches
 
 
-def _batch_applies(args: argparse.Namespace, items: Sequence[PuzzleItem]) -> bool:
-    """JSON answers of the DAG without pictures go through the batch API (a microsecond an instance)."""
-    from ..nishio.dag import MAX_DAG_SIDE
+def _ask(args: argparse.Namespace) -> NishioAsk:
+    from ..nishio.puzzles import NishioAsk
 
-    if args.method != "dag" or args.svg or not args.json:
-        return False
-    return all(item.grid is None or item.grid.n <= MAX_DAG_SIDE for item in items)
+    method = "dlx" if args.method == "xc" else args.method
+    json_lines = args.json and method == "dag"  # the worker writes the DAG's JSON Lines in batches
+    return NishioAsk(method, args.count, args.count_limit, args.time_limit, json_lines)
 
 
-def _answer_batches(items: Sequence[PuzzleItem], name: str | None, args: argparse.Namespace) -> int:
-    """Every digit of every puzzle answered in DAG batches, JSON Lines written in input order."""
-    from ..nishio.batch import solve_puzzle_digits
+def _answer_puzzles(items: Sequence[PuzzleItem], name: str | None, args: argparse.Namespace) -> int:
+    """Every asked digit of every puzzle, in chunks where --jobs/--cluster say, in input order."""
+    from ..nishio.puzzles import answer_puzzles
 
+    if args.resume and args.method == "all":
+        raise CliError("--resume takes one method: --method all writes a line per method")
     codes: set[int] = set()
-    with common.progress(len(items), "nishio", enabled=False if args.no_progress else None) as bar:
-        pending: list[Grid] = []
-        pending_items: list[PuzzleItem] = []
-
-        def flush() -> None:
-            if not pending:
-                return
-            digits = _digits(args, pending[0].n)
-            batch = solve_puzzle_digits(pending, digits, count=args.count, count_limit=args.count_limit)
-            puzzles = np.repeat([item.index for item in pending_items], len(digits))
-            sys.stdout.write(batch.to_json_lines({"puzzle": puzzles, "digit": np.tile(digits, len(pending))}))
-            codes.add(EXIT_OK if batch.satisfiable.all() else EXIT_NO_SOLUTION)
-            if bar is not None:
-                bar.update(len(pending))
-            pending.clear()
-            pending_items.clear()
-
-        for item in items:
-            problem = _item_problem(item, args)
-            if problem is not None or item.grid is None:
-                flush()
-                obj = {"puzzle": item.index, "status": "invalid", "error": problem}
-                sys.stdout.write(json_dumps(obj) + "\n")
-                codes.add(EXIT_BAD_INPUT)
+    output: ResultsFile | None = None
+    if args.resume:
+        output = open_results_file(args.output_file, resume=True)
+        codes.update(_old_code(obj) for obj in answered(args.output_file))
+    skipped = output.done if output is not None else set()
+    digits = None if args.all_digits else list(args.digit)
+    answers = answer_puzzles(
+        items, digits, _ask(args), executor=common.executor(args), skip=skipped, notice=common.notice
+    )  # a cluster is reached here: an unreachable one is an error before the output is opened
+    if output is None and args.output_file is not None:
+        output = open_results_file(args.output_file, resume=False)
+    try:
+        enabled = False if args.no_progress else None
+        with contextlib.closing(answers), common.progress(len(items), "nishio", enabled=enabled) as bar:
+            write: Callable[[str], None] = (
+                output.write if output is not None else lambda line: common.print_line(bar, line)
+            )
+            for puzzle in answers:
+                codes.update(_write_puzzle(puzzle, name, skipped, write, args))
                 if bar is not None:
                     bar.update()
-                continue
-            if pending and (item.grid.geometry != pending[0].geometry or len(pending) >= _BATCH_PUZZLES):
-                flush()
-            pending.append(item.grid)
-            pending_items.append(item)
-        flush()
+    finally:
+        if output is not None:
+            output.close()
     return common.worst_exit(codes)
+
+
+def _old_code(obj: dict[str, Any]) -> int:
+    """The exit code a line of a resumed file stands for."""
+    status = obj.get("status")
+    if status == "invalid":
+        return EXIT_BAD_INPUT
+    if status != "ok":  # unknown, disagree, crash
+        return EXIT_UNKNOWN
+    return EXIT_NO_SOLUTION if obj.get("satisfiable") is False else EXIT_OK
+
+
+def _write_puzzle(
+    puzzle: PuzzleAnswers,
+    name: str | None,
+    skipped: set[int],
+    write: Callable[[str], None],
+    args: argparse.Namespace,
+) -> list[int]:
+    """Write a puzzle's lines (those not already in a resumed file); their exit codes."""
+    label = f"puzzle {puzzle.index + 1}" + (f" (line {puzzle.line})" if name else "")
+    if puzzle.lines:  # the DAG's JSON Lines, written by the worker
+        lines = [line for k, line in enumerate(puzzle.lines) if puzzle.first + k not in skipped]
+        if lines:
+            write("".join(lines)[:-1])
+        return [EXIT_NO_SOLUTION if puzzle.unsat else EXIT_OK]
+    if puzzle.error is not None and not puzzle.crashed:
+        if puzzle.first not in skipped:
+            if args.json:
+                write(json_dumps(_head(puzzle, puzzle.first) | {"status": "invalid", "error": puzzle.error}))
+            else:
+                common.error(f"{label}: invalid: {puzzle.error}")
+        return [EXIT_BAD_INPUT]
+    codes = []
+    for k, answer in enumerate(puzzle.digits):
+        if puzzle.first + k in skipped:
+            continue
+        head = _head(puzzle, puzzle.first + k, answer.digit)
+        where = f"{label}, digit {answer.digit}"
+        if puzzle.crashed:
+            obj = head | {"status": "crash", "error": puzzle.error}
+            write(json_dumps(obj) if args.json else f"{where}: crash: {puzzle.error}\n")
+            codes.append(EXIT_UNKNOWN)
+            continue
+        for obj, text, code, _ in _answer(where, head, answer, args):
+            if args.json:
+                if obj:
+                    write(json_dumps(obj))
+            elif text:
+                write(text + "\n")
+            codes.append(code)
+    return codes
+
+
+def _head(puzzle: PuzzleAnswers, index: int, digit: int | None = None) -> dict[str, object]:
+    head: dict[str, object] = {"index": index, "puzzle": puzzle.index}
+    if digit is not None:
+        head["digit"] = digit
+    return head
 
 
 # ------------------------------------------------------------------------------- one instance at a time
 
 
 def _answer_all(jobs: list[_Job], args: argparse.Namespace) -> int:
+    from ..nishio.puzzles import answer_instance
+
     if args.svg and len(jobs) != 1:
         raise CliError(f"--svg draws one instance, but the input gives {len(jobs)}")
     codes = []
+    ask = _ask(args)
     with common.progress(len(jobs), "nishio", enabled=False if args.no_progress else None) as bar:
         for job in jobs:
-            for obj, text, code, result in _answer(job, args):
+            head: dict[str, object] = {}
+            if job.puzzle is not None:
+                head["puzzle"] = job.puzzle
+                if job.digit is not None:
+                    head["digit"] = job.digit
+            if job.instance is None:
+                if args.json:
+                    common.print_line(bar, json_dumps({**head, "status": "invalid", "error": job.error}))
+                else:
+                    common.error(f"{job.label}: invalid: {job.error}")
+                codes.append(EXIT_BAD_INPUT)
+                continue
+            answer = answer_instance(job.instance, ask, job.digit)
+            for obj, text, code, result in _answer(job.label, head, answer, args):
                 if args.json:
                     if obj:
                         common.print_line(bar, json_dumps(obj))
-                elif code == EXIT_BAD_INPUT:
-                    common.error(text)
                 elif text:
                     common.print_line(bar, text + "\n")
                 codes.append(code)
@@ -279,48 +360,28 @@ def _cells_text(instance: NishioInstance, mask: np.ndarray, most: int = 40) -> s
 Answer = tuple[dict[str, object], str, int, "NishioResult | None"]
 
 
-def _answer(job: _Job, args: argparse.Namespace) -> Iterator[Answer]:
-    """(JSON object, human text, exit code, result) for each method run on one job."""
-    from ..nishio.api import NishioDisagreement, cross_check, solve_nishio
+def _answer(
+    label: str, head: dict[str, object], answer: DigitAnswer, args: argparse.Namespace
+) -> Iterator[Answer]:
+    """(JSON object, human text, exit code, result) for each method's result on one instance."""
     from ..nishio.text import format_mask
 
-    head: dict[str, object] = {}
-    if job.puzzle is not None:
-        head["puzzle"] = job.puzzle
-        if job.digit is not None:
-            head["digit"] = job.digit
-    if job.instance is None:
-        obj = {**head, "status": "invalid", "error": job.error}
-        yield obj, f"{job.label}: invalid: {job.error}", EXIT_BAD_INPUT, None
+    if answer.disagreement is not None:
+        obj = {**head, "status": "disagree", "error": answer.disagreement, "seconds": answer.seconds}
+        yield obj, f"{label}: DISAGREEMENT: {answer.disagreement}", EXIT_UNKNOWN, None
         return
-    instance = job.instance
-    if args.method == "all":
-        start = time.perf_counter()
-        try:
-            check = cross_check(instance, count=args.count, time_limit=args.time_limit)
-        except NishioDisagreement as problem:
-            obj = {
-                **head,
-                "status": "disagree",
-                "error": str(problem),
-                "seconds": time.perf_counter() - start,
-            }
-            yield obj, f"{job.label}: DISAGREEMENT: {problem}", EXIT_UNKNOWN, None
-            return
-        results = list(check.results.values())
-    else:
-        options = {"count": args.count, "count_limit": args.count_limit, "time_limit": args.time_limit}
-        results = [solve_nishio(instance, args.method, **options)]
+    results = answer.results
     for result in results:
         obj = {**head, **result.to_json()}
         closure = result.closure
         if closure is None:
-            yield obj, f"{job.label}: {result.method}: unknown ({result.reason})", EXIT_UNKNOWN, result
+            yield obj, f"{label}: {result.method}: unknown ({result.reason})", EXIT_UNKNOWN, result
             continue
+        instance = result.instance
         eliminated = instance.mask & ~closure
         kept = int(closure.sum())
         lines = [
-            f"{job.label} ({instance.n}x{instance.n}, {instance.geometry.box_label} boxes), {result.method}:"
+            f"{label} ({instance.n}x{instance.n}, {instance.geometry.box_label} boxes), {result.method}:"
         ]
         if args.method != "all" or result is results[0]:
             lines.append(format_mask(instance, boxes=True, closure=closure).rstrip("\n"))

@@ -3,7 +3,8 @@
 Module map: ``instance`` (the instance type, instances of puzzle states), ``placement`` (the
 placement checker), ``text`` (text forms), ``method`` (the method signature and its answers),
 ``result`` (one answer and its JSON), ``batch`` (the DAG on many instances, JSON Lines at once),
-``api`` (solve, solve many, cross-check); the methods ``dag``, ``overlay``, ``matching``, ``sat``
+``api`` (solve, solve many, cross-check), ``puzzles`` (many puzzle states' digits in chunks
+on an executor); the methods ``dag``, ``overlay``, ``matching``, ``sat``
 (on the CNF model of ``cnf``), ``cpsat`` and ``exact_cover`` (method ``dlx``); ``generate``
 (random instances) and ``svg`` (pictures).
 """

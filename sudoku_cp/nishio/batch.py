@@ -22,7 +22,6 @@ from functools import cache
 import numpy as np
 
 from ..geometry import Geometry
-from ..grid import Grid
 from ..outcome import Status
 from .instance import NishioInstance
 from .method import NishioCount
@@ -216,23 +215,26 @@ def solve_dag_batch(
 
 
 def solve_puzzle_digits(
-    grids: Sequence[Grid], digits: Sequence[int], *, count: bool = False, count_limit: int | None = None
+    geometry: Geometry,
+    values: np.ndarray,
+    digits: Sequence[int] | np.ndarray,
+    *,
+    count: bool = False,
+    count_limit: int | None = None,
 ) -> NishioBatch:
     """The DAG's answers for the given digits of many puzzle states of one geometry, puzzle by puzzle.
 
-    Instance ``k * len(digits) + j`` is digit ``digits[j]`` (1-based) of ``grids[k]``: S is the
-    digit's candidates after singles propagation, all puzzles propagated together.
+    ``values``: (B, n*n) digits of the B puzzles (0 for an empty cell).  Instance
+    ``k * len(digits) + j`` is digit ``digits[j]`` (1-based) of puzzle ``k``: S is the digit's
+    candidates after singles propagation, all puzzles propagated together.
     """
     from .instance import digit_masks
 
-    if not grids:
+    values = np.asarray(values).reshape(-1, geometry.n * geometry.n)
+    if not len(values):
         raise ValueError("no puzzles")
-    geometry = grids[0].geometry
-    if any(grid.geometry != geometry for grid in grids):
-        raise ValueError("the puzzles of one batch must share their geometry")
     wanted = np.asarray(digits, dtype=np.int64)
     if wanted.size == 0 or wanted.min() < 1 or wanted.max() > geometry.n:
         raise ValueError(f"digits must be in 1..{geometry.n}")
-    values = np.stack([grid.values.reshape(-1) for grid in grids])
     masks = digit_masks(geometry, values)[:, wanted - 1].reshape(-1, geometry.n, geometry.n)
     return solve_dag_batch(geometry, masks, count=count, count_limit=count_limit)

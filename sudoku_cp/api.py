@@ -11,7 +11,6 @@ begins gives "time limit reached during parsing".
 
 from __future__ import annotations
 
-import multiprocessing
 import signal
 import time
 from collections.abc import Iterator, Sequence
@@ -460,6 +459,8 @@ def _solve_chunks(
         for part in chunks:
             yield from _solve_chunk(part, backend, unique, time_limit)
         return
+    import multiprocessing  # only with worker processes: it costs a tenth of the start-up
+
     context = multiprocessing.get_context(
         "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     )

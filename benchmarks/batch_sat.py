@@ -1,6 +1,6 @@
 """Batch SAT solving of the forum-hardest 9x9 corpus: every candidate configuration side by side.
 
-    .venv/bin/python benchmarks/batch_sat.py [--limit N] [--only NAME,...] [--unique] [--chunk 64]
+    .venv/bin/python benchmarks/batch_sat.py [--limit N] [--only NAME,...] [--unique] [--chunk 4096]
 
 The corpus (9,754 puzzles, Sudoku Explainer 11+, all unique) is read in place from
 ``../shared/data/sudoku9``; the script stops with a message when it is absent.  The process
@@ -12,11 +12,14 @@ Rows (each solves every puzzle, checks every solution, and must find each puzzle
   encoding of the empty grid, each puzzle's givens as assumptions, no propagation;
 * ``incremental singles``: the same with the digits placed by singles propagation as
   assumptions (the batch driver before ``BatchPysat``), with CaDiCaL and MiniSat;
-* ``batch ...``: ``BatchPysat``: a fresh solver per puzzle on its compact exactly-one model,
+* ``batch ...``: ``BatchPysat``: propagation of each chunk (9x9: ``batch9``, singles and locked
+  candidates), then a fresh solver per puzzle left open on its compact exactly-one model,
   variations of solver, numbering, box clauses and propagation rules;
 * ``api solve_items``: ``sudoku_cp.api.solve_items`` in this process, whatever path it takes;
 * ``cli end to end``: ``python -m sudoku_cp solve FILE --jobs 1`` in a fresh process, output to
   /dev/null, start-up included (the figure the 1,500 puzzles/s goal is about).
+
+``benchmarks/nine_by_nine.py`` compares whole processes (the naive loop included) on three corpora.
 
 Columns: puzzles/s over the whole run of the row (chunk-level work included), median and max
 ms per puzzle, solver conflicts per puzzle.
@@ -157,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=0, help="first N puzzles only (0: all)")
     parser.add_argument("--only", default="", help="comma-separated row names (substrings) to run")
     parser.add_argument("--unique", action="store_true", help="also prove uniqueness (limit 2)")
-    parser.add_argument("--chunk", type=int, default=64, help="puzzles per batch call (as solve_items)")
+    parser.add_argument("--chunk", type=int, default=4096, help="puzzles per batch call (as solve_items)")
     args = parser.parse_args(argv)
     if not CORPUS.exists():
         print(f"batch_sat: the corpus is absent (expected at {CORPUS}); nothing to measure", file=sys.stderr)

@@ -1,7 +1,7 @@
 """The ``backtrack`` solver: a bitset search over a whole batch of puzzles, driven from Python.
 
-The search itself is the compiled kernel ``sudoku_cp.native.bitset.solve_batch`` (naked and
-hidden singles, locked candidates, minimum-remaining-values guesses on an explicit stack).  It
+The search itself is the compiled kernel of ``sudoku_cp.native.bitset`` (naked and hidden
+singles, locked candidates, scored minimum-remaining-values guesses on an explicit stack).  It
 runs in chunks of a node budget: between two chunks this driver checks the time limit, empties
 the solution buffer and grows the stack of states when the kernel asks.  A search the time limit
 stopped is reported as such (its count is a lower bound), never as "no solution".
@@ -165,7 +165,8 @@ def search_batch(
     ``time_limit``: seconds for each puzzle, or a ``Deadline`` for the whole call; a puzzle the
     limit stops is ``timed_out`` (with a Deadline, every puzzle not finished by then).  Each
     chunk of the kernel lasts about 20 ms, so the limit is overshot by about that much at most.
-    ``budget``: the first chunk's node budget (a previous run's ``budget``).
+    ``budget``: the first chunk's node budget (a previous run's ``budget``); ``rules``: the
+    ``bitset.RULE_*`` flags (all by default; fewer only to measure what each rule buys).
     """
     if limit < 1:
         raise NativeInputError("limit must be at least 1")

@@ -410,10 +410,15 @@ def _looks_like_batch(lines: Sequence[tuple[int, str]], box: tuple[int, int] | N
     if len(lines) < 2:
         return False
     clean = [line for _, line in lines if not (_SEPARATORS & set(line) or " " in line or "\t" in line)]
-    if 2 * len(clean) < len(lines):
+    return _fits_batch([len(line) for line in clean], len(lines), box)
+
+
+def _fits_batch(clean_lengths: list[int], count: int, box: tuple[int, int] | None) -> bool:
+    """Whether ``count`` lines, of which those of ``clean_lengths`` are clean, read as a batch: half
+    of them clean at least, and their most common length the cells of a grid with a box shape."""
+    if 2 * len(clean_lengths) < count:
         return False
-    lengths = [len(line) for line in clean]
-    common = max(set(lengths), key=lengths.count)
+    common = _most_common(clean_lengths)
     n = math.isqrt(common)
     if n * n != common:
         return False
@@ -495,15 +500,7 @@ def _scan_batch(text: str, box: tuple[int, int] | None, forced: bool) -> list[Pu
     if not forced:
         clean = _span_counts(_UNCLEAN[data], first, stop) == 0
         clean_lengths = [length for length, ok in zip(lengths, clean.tolist(), strict=True) if ok]
-        if 2 * len(clean_lengths) < count:
-            return None
-        common = _most_common(clean_lengths)
-        side = math.isqrt(common)
-        if side * side != common:
-            return None
-        try:
-            geometry_for_size(side, box)
-        except GeometryError:
+        if not _fits_batch(clean_lengths, count, box):
             return None
     return _batch_items(text, data, numbers.tolist(), first, stop, lengths, box)
 

@@ -8,16 +8,18 @@ A backend that can answer a whole stack of puzzles of one geometry at once offer
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from ..geometry import Geometry
+from ..grid import Grid
 from ..limits import Deadline
 from .base import SearchResult
 
-__all__ = ["ArrayBackend", "BatchAnswers"]
+__all__ = ["ArrayBackend", "BatchAnswers", "search_many_by_arrays"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,3 +105,23 @@ class ArrayBackend(Protocol):
     ) -> BatchAnswers:
         """Answers for every row of ``values``, in order; ``time_limit`` as in ``search_many``."""
         ...
+
+
+def search_many_by_arrays(
+    backend: ArrayBackend,
+    puzzles: Sequence[Grid],
+    limit: int = 1,
+    time_limit: float | Deadline | None = None,
+) -> list[SearchResult]:
+    """``search_many`` of a backend that answers arrays: one ``search_arrays`` call per geometry,
+    one ``SearchResult`` per puzzle, in order."""
+    answers: list[SearchResult | None] = [None] * len(puzzles)
+    by_geometry: dict[Geometry, list[int]] = {}
+    for k, puzzle in enumerate(puzzles):
+        by_geometry.setdefault(puzzle.geometry, []).append(k)
+    for geometry, members in by_geometry.items():
+        values = np.stack([puzzles[k].values.reshape(-1) for k in members])
+        found = backend.search_arrays(geometry, values, limit, time_limit)
+        for k, answer in zip(members, found.results(), strict=True):
+            answers[k] = answer
+    return [answer for answer in answers if answer is not None]

@@ -28,7 +28,7 @@ from ..limits import Deadline, TimeLimitReached, solve_limited
 from ..outcome import REASON_TIME_LIMIT
 from ..propagation import propagate_batch
 from ..verify import valid_completions
-from .answers import BatchAnswers
+from .answers import BatchAnswers, search_many_by_arrays
 from .base import BackendError, SearchResult, checked_solutions
 from .batch9 import candidate_table, placed_digits, propagate_masks
 from .pysat_backend import BATCH_SOLVER, DEFAULT_SOLVER, PysatBackend, check_solver_name
@@ -305,16 +305,7 @@ class BatchPysat:
 
         See ``search_arrays``, which this calls once per geometry.
         """
-        answers: list[SearchResult | None] = [None] * len(puzzles)
-        by_geometry: dict[Geometry, list[int]] = {}
-        for k, puzzle in enumerate(puzzles):
-            by_geometry.setdefault(puzzle.geometry, []).append(k)
-        for geometry, members in by_geometry.items():
-            values = np.stack([puzzles[k].values.reshape(-1) for k in members])
-            found = self.search_arrays(geometry, values, limit, time_limit)
-            for k, answer in zip(members, found.results(), strict=True):
-                answers[k] = answer
-        return [answer for answer in answers if answer is not None]
+        return search_many_by_arrays(self, puzzles, limit, time_limit)
 
     def search_arrays(
         self,

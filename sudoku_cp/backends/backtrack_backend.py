@@ -19,7 +19,7 @@ from ..native import NativeInputError
 from ..native.backtrack import BatchRun, search_batch
 from ..outcome import REASON_TIME_LIMIT
 from ..verify import valid_solutions_mask
-from .answers import BatchAnswers
+from .answers import BatchAnswers, search_many_by_arrays
 from .base import BackendError, SearchResult, checked_solutions
 from .native_base import NativeBackend, NativeRun
 
@@ -71,16 +71,7 @@ class BacktrackBackend(NativeBackend):
 
         See ``search_arrays``, which this calls once per geometry.
         """
-        answers: list[SearchResult | None] = [None] * len(puzzles)
-        by_geometry: dict[Geometry, list[int]] = {}
-        for k, puzzle in enumerate(puzzles):
-            by_geometry.setdefault(puzzle.geometry, []).append(k)
-        for geometry, members in by_geometry.items():
-            values = np.stack([puzzles[k].values.reshape(-1) for k in members])
-            found = self.search_arrays(geometry, values, limit, time_limit)
-            for k, answer in zip(members, found.results(), strict=True):
-                answers[k] = answer
-        return [answer for answer in answers if answer is not None]
+        return search_many_by_arrays(self, puzzles, limit, time_limit)
 
     def search_arrays(
         self,

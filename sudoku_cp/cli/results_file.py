@@ -11,22 +11,18 @@ of an uninterrupted one (timings aside).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
 import os
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from ..errors import SudokuCpError
 
-__all__ = [
-    "ResultsFile",
-    "add_results_file_options",
-    "answered",
-    "check_results_options",
-    "open_results_file",
-]
+__all__ = ["BatchOutput", "ResultsFile", "add_results_file_options", "open_results_file"]
 
 
 class ResultsFileError(SudokuCpError):
@@ -115,17 +111,47 @@ def _read_line(path: str, number: int, line: bytes) -> tuple[int, str] | None:
     return int(obj["index"]), str(obj.get("status"))
 
 
-def check_results_options(output_file: str | None, resume: bool, json_lines: bool) -> None:
-    """``--resume`` needs ``-o FILE`` and JSON Lines (a text report has no indices to resume from)."""
-    if resume and output_file is None:
-        raise ResultsFileError("--resume needs -o FILE: the results file to continue")
-    if resume and not json_lines:
-        raise ResultsFileError("--resume needs --json: only JSON Lines results can be resumed")
+class BatchOutput:
+    """Where a batch command writes its lines: the results file of ``-o`` (each line flushed),
+    else standard output around the progress bar.
 
+    Made before the work starts: with ``resume`` it reads the file back (``done``, ``answered``);
+    a fresh file is opened, and so emptied, only by ``writing``, once the work could start, so an
+    error before (an unreachable cluster, say) leaves an old file as it was.  ``--resume`` needs
+    ``-o FILE`` and JSON Lines (a text report has no indices to resume from).
+    """
 
-def answered(path: str) -> Iterator[dict[str, Any]]:
-    """The result objects a file holds, in order (after ``open_results_file`` kept its whole
-    result lines): what a resumed run counts in its summary."""
-    with open(path, encoding="utf-8") as old:
-        for line in old:
-            yield json.loads(line)
+    def __init__(self, path: str | None, resume: bool, json_lines: bool) -> None:
+        if resume and path is None:
+            raise ResultsFileError("--resume needs -o FILE: the results file to continue")
+        if resume and not json_lines:
+            raise ResultsFileError("--resume needs --json: only JSON Lines results can be resumed")
+        self.path = path
+        self.file = open_results_file(path, resume=True) if resume and path is not None else None
+        self.done: set[int] = self.file.done if self.file is not None else set()
+
+    def answered(self) -> Iterator[dict[str, Any]]:
+        """The result objects a resumed file holds, in order: what the summary counts too."""
+        if self.file is None or self.path is None:
+            return
+        with open(self.path, encoding="utf-8") as old:
+            for line in old:
+                yield json.loads(line)
+
+    @contextlib.contextmanager
+    def writing(
+        self, results: Any, total: int, label: str, *, enabled: bool | None = None
+    ) -> Iterator[tuple[Callable[[str], None], Any]]:
+        """(write, bar): a function that writes one line, and the progress bar of ``total`` items
+        (None when none is drawn); ``results``, a generator of the work, is closed at the end."""
+        from . import common
+
+        try:
+            if self.file is None and self.path is not None:
+                self.file = open_results_file(self.path, resume=False)
+            with contextlib.closing(results), common.progress(total, label, enabled=enabled) as bar:
+                out = self.file
+                yield (out.write if out is not None else functools.partial(common.print_line, bar)), bar
+        finally:
+            if self.file is not None:
+                self.file.close()

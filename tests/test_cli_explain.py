@@ -238,3 +238,36 @@ def test_check_names_a_rule_whose_step_is_false_and_exits_4(
     assert "step not proved" in one_line_error(err) and "wrong-rule" in err
     code, _, _ = run(capsys, "explain", CHAINS)  # unchecked, the false step goes through
     assert code != 4
+
+
+def _without_seconds(text: str) -> list[object]:
+    objects = [json.loads(line) for line in text.splitlines()]
+    for obj in objects:
+        obj.pop("seconds", None)
+    return objects
+
+
+def test_worker_processes_give_the_same_lines_and_pictures(
+    capsys: pytest.CaptureFixture[str], batch: Path, tmp_path: Path
+) -> None:
+    one = run(capsys, "explain", "--json", "--svg", str(tmp_path / "one"), str(batch))
+    two = run(capsys, "explain", "--json", "--svg", str(tmp_path / "two"), "--jobs", "2", str(batch))
+    assert one[0] == two[0] == 2
+    assert _without_seconds(one[1]) == _without_seconds(two[1]) and len(one[1].splitlines()) == 6
+    pictures = sorted(path.name for path in (tmp_path / "one").iterdir())
+    assert pictures and pictures == sorted(path.name for path in (tmp_path / "two").iterdir())
+    words = [run(capsys, "explain", str(batch), *jobs)[1].splitlines()[:-1] for jobs in ([], ["--jobs", "2"])]
+    assert words[0] == words[1]  # all but the summary's time
+
+
+def test_resume_of_a_cut_file_gives_the_whole_file(
+    capsys: pytest.CaptureFixture[str], batch: Path, tmp_path: Path
+) -> None:
+    whole, cut = tmp_path / "whole.jsonl", tmp_path / "cut.jsonl"
+    assert run(capsys, "explain", "--json", str(batch), "-o", str(whole))[:2] == (2, "")
+    text = whole.read_text()
+    cut.write_text(text[: len(text) // 2])
+    assert run(capsys, "explain", "--json", str(batch), "-o", str(cut), "--resume")[:2] == (2, "")
+    assert _without_seconds(cut.read_text()) == _without_seconds(text)
+    code, out, err = run(capsys, "explain", str(batch), "-o", str(cut), "--resume")
+    assert code == 2 and "--resume needs --json" in one_line_error(err)

@@ -153,9 +153,10 @@ def test_closing_a_parallel_rating_early_stops_its_workers() -> None:
     script = (
         "from sudoku_cp.formats import parse_puzzles\n"
         "from sudoku_cp.deduction.batch import rate_items\n"
+        "from sudoku_cp.executor import Executor\n"
         f"items = parse_puzzles('{EASY}\\n' * 10000)\n"
         "for _ in range(10):\n"
-        "    results = rate_items(items, jobs=2)\n"
+        "    results = rate_items(items, executor=Executor(jobs=2))\n"
         "    next(results)\n"
         "    results.close()\n"
         "print('closed')\n"
@@ -168,5 +169,38 @@ def test_closing_a_parallel_rating_early_stops_its_workers() -> None:
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
-        pytest.fail("closing rate_items(jobs=2) hung")
+        pytest.fail("closing rate_items(executor=Executor(jobs=2)) hung")
     assert process.returncode == 0 and out == "closed\n"
+
+
+def _without_timings(text: str) -> list[object]:
+    objects = [json.loads(line) for line in text.splitlines()]
+    for obj in objects:
+        for key in ("seconds", "puzzles_per_second"):
+            obj.get("summary", {}).pop(key, None)
+    return objects
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_resume_of_a_cut_file_gives_the_whole_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, jobs: str
+) -> None:
+    path = tmp_path / "small.txt"
+    lines = [format_line(g.puzzle) for g in generate_puzzles(Geometry(2, 2), 120, seed=2)]
+    path.write_text("\n".join(lines[:50] + ["12", UNSOLVABLE] + lines[50:]) + "\n")
+    whole, cut = tmp_path / "whole.jsonl", tmp_path / "cut.jsonl"
+    code, out, _ = run(capsys, "rate", "--json", "--jobs", jobs, str(path), "-o", str(whole))
+    assert (code, out) == (2, "")
+    text = whole.read_text()
+    for share in (0.0, 0.3, 1.0):
+        cut.write_text(text[: int(len(text) * share) + 5])  # mid-line (or within the summary)
+        code, out, _ = run(capsys, "rate", "--json", "--jobs", jobs, str(path), "-o", str(cut), "--resume")
+        assert (code, out) == (2, "")
+        assert _without_timings(cut.read_text()) == _without_timings(text)
+
+
+def test_worker_processes_meet_the_same_time_limit(capsys: pytest.CaptureFixture[str], batch: Path) -> None:
+    code, out, _ = run(capsys, "rate", "--json", "--jobs", "2", "--time-limit", "0.000001", str(batch))
+    statuses = [json.loads(line).get("status") for line in out.splitlines()[:-1]]
+    assert statuses == ["unknown", "invalid", "invalid", "unknown", "unknown"]
+    assert code == 2

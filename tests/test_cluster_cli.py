@@ -95,6 +95,7 @@ def test_verify_on_a_local_cluster_and_local_processes_gives_the_one_process_out
     assert "dashboard" in run.stderr and "Traceback" not in run.stderr
 
 
+@pytest.mark.slow  # resume on a cluster: nishio's test; verify's resume: after Ctrl-C below
 @pytest.mark.timeout(240)
 def test_verify_resumes_a_cut_file_on_a_cluster(mixed: Path, scheduler: str, tmp_path: Path) -> None:
     whole = tmp_path / "whole.jsonl"
@@ -156,7 +157,7 @@ WITHOUT_DASK = (
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize(
     "argv",
-    [["verify", "--backend", "dlx"], ["nishio", "--all-digits", "--json", "--puzzle"]],
+    [["verify", "--backend", "dlx"], ["nishio", "--all-digits", "--json", "--puzzle"], ["rate"], ["explain"]],
     ids=lambda argv: argv[0],
 )
 def test_cluster_local_without_dask_is_one_line_naming_the_extra(mixed: Path, argv: list[str]) -> None:
@@ -193,7 +194,7 @@ NISHIO = ("nishio", "--all-digits", "--json", "--puzzle")
 
 
 @pytest.mark.timeout(240)
-@pytest.mark.parametrize("method", ["dag", "sat"])
+@pytest.mark.parametrize("method", ["dag", pytest.param("sat", marks=pytest.mark.slow)])
 def test_nishio_on_a_cluster_gives_the_one_process_output(mixed: Path, scheduler: str, method: str) -> None:
     argv = (*NISHIO, str(mixed), "--method", method, "--count")
     alone = cli(*argv, "--jobs", "1")
@@ -214,3 +215,19 @@ def test_nishio_resumes_a_cut_file_on_a_cluster(mixed: Path, scheduler: str, tmp
         again = cli(*NISHIO, str(mixed), "--cluster", scheduler, "-o", str(cut), "--resume")
         assert again.returncode == 2, again.stderr[-2000:]
         assert cut.read_text() == text if share == 1.0 else answers(cut.read_text()) == answers(text)
+
+
+# ---------------------------------------------------------------------------------- rate, explain
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("command", ["rate", pytest.param("explain", marks=pytest.mark.slow)])
+def test_rate_and_explain_on_a_cluster_give_the_one_process_output(
+    mixed: Path, scheduler: str, command: str
+) -> None:
+    alone = cli(command, "--json", str(mixed))
+    assert alone.returncode == 2, alone.stderr
+    expected = answers(alone.stdout)
+    assert [obj["index"] for obj in expected if "index" in obj] == list(range(42))
+    spread = cli(command, "--json", str(mixed), "--cluster", scheduler)
+    assert (spread.returncode, answers(spread.stdout)) == (2, expected), spread.stderr[-2000:]

@@ -5,12 +5,18 @@ from __future__ import annotations
 import argparse
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from ..formats import json_dumps
 from ..outcome import Status
 from ..verify import given_conflict
 from . import common
 from .common import EXIT_WRONG, STATUS_EXIT, CliError
+from .results_file import BatchOutput, add_results_file_options
+
+if TYPE_CHECKING:
+    from ..deduction.batch import Explained
 
 __all__ = ["add_parser", "run"]
 
@@ -32,7 +38,10 @@ With --json: one JSON object per puzzle: index (0-based), line, status, rating, 
 (the rule that set the rating), steps (each with rule, placements and eliminations as [row,
 column, digit], cells [row, column], units, digits, and links {{from, to, digit, graph}} for a
 chain or cycle; all 1-based), grid (the final one-line grid), candidates (stuck: per row, per
-cell, the digits left), error, seconds.
+cell, the digits left), error, seconds.  -o FILE writes the output to FILE, each line flushed
+as it comes; with --json, --resume continues an interrupted FILE (the puzzles it holds are
+skipped, the rest appended).  Batches run in chunks of puzzles, here, on --jobs N local
+processes or on a Dask cluster (--cluster); the output keeps its order.
 
 --svg DIR writes a picture of every step that is not a single ('puzzle<k>-step<s>-<rule>.svg':
 the candidates, the pattern shaded, placements green, eliminations red, chains drawn between
@@ -80,6 +89,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--time-limit", type=common.seconds, metavar="SECONDS", help="time limit for the whole command"
     )
     parser.add_argument("--json", action="store_true", help="one JSON object per puzzle (JSON Lines)")
+    add_results_file_options(parser)
+    common.add_executor_options(parser, "explaining")
     parser.add_argument("--svg", metavar="DIR", help="write a picture of every step that is not a single")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal's stderr")
     parser.set_defaults(run=run)
@@ -88,10 +99,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp explain``; return the exit code."""
     from ..deduction.batch import explain_items
-    from ..deduction.proof import StepNotProved
-    from ..deduction.svg import write_pictures
     from ..limits import Deadline
 
+    output = BatchOutput(args.output_file, args.resume, args.json)
     clock = Deadline(args.time_limit, began=getattr(args, "started", None))
     items, name = common.load_puzzles(args)
     rules = common.chosen_rules(args)
@@ -100,33 +110,53 @@ def run(args: argparse.Namespace) -> int:
         conflict = given_conflict(common.item_grid(items[0], name, args.puzzle))
         if conflict is not None:
             raise CliError(common.where(name, f"invalid puzzle: {conflict}"))
-    counts: Counter[Status] = Counter()
+    counts: Counter[Status] = Counter(Status(obj["status"]) for obj in output.answered())
     start = time.perf_counter()
-    try:
-        with common.progress(len(items), "explaining", enabled=False if args.no_progress else None) as bar:
-            for result in explain_items(items, rules, check=args.check, deadline=clock):
-                counts[result.status] += 1
-                if args.json:
-                    common.print_line(bar, json_dumps(result.to_json()))
-                elif single:
-                    body = result.text()
-                    common.print_line(bar, (body + "\n" if body else "") + f"{result.headline()}")
-                else:
-                    where = f"#{result.index + 1}" + (
-                        f" line {result.line}" if result.line is not None else ""
-                    )
-                    body = result.text()
-                    common.print_line(
-                        bar, f"{where}: {result.headline()}" + (f"\n{body}" if body else "") + "\n"
-                    )
-                if args.svg and result.deduction is not None and result.puzzle is not None:
-                    write_pictures(args.svg, result.index, result.puzzle, result.deduction)
-                if bar is not None:
-                    bar.update()
-    except StepNotProved as problem:
-        raise CliError(str(problem), EXIT_WRONG) from None
-    if not args.json and not single:
-        seconds = time.perf_counter() - start
-        tally = ", ".join(f"{counts[status]} {status.value}" for status in Status if counts[status])
-        common.out(f"summary: {sum(counts.values())} puzzles: {tally}; {seconds:.3f} s")
+    results = explain_items(
+        items,
+        rules,
+        check=args.check,
+        deadline=clock,
+        executor=common.executor(args),
+        skip=output.done,
+        notice=common.notice,
+    )
+    total = len(items) - len(output.done)
+    enabled = False if args.no_progress else None
+    with output.writing(results, total, "explaining", enabled=enabled) as (write, bar):
+        _write_all(args, results, single, counts, write, bar)
+        if not args.json and not single:
+            seconds = time.perf_counter() - start
+            tally = ", ".join(f"{counts[status]} {status.value}" for status in Status if counts[status])
+            write(f"summary: {sum(counts.values())} puzzles: {tally}; {seconds:.3f} s")
     return common.worst_exit(STATUS_EXIT[status] for status in counts)
+
+
+def _write_all(
+    args: argparse.Namespace,
+    results: Iterable[Explained],
+    single: bool,
+    counts: Counter[Status],
+    write: Callable[[str], None],
+    bar: Any,
+) -> None:
+    """Each result's lines (and pictures) as it comes; a refuted step stops with exit 4."""
+    from ..deduction.svg import write_pictures
+
+    for result in results:
+        if result.refuted is not None:
+            raise CliError(result.refuted, EXIT_WRONG)
+        counts[result.status] += 1
+        if args.json:
+            write(json_dumps(result.to_json()))
+        elif single:
+            body = result.text()
+            write((body + "\n" if body else "") + f"{result.headline()}")
+        else:
+            where = f"#{result.index + 1}" + (f" line {result.line}" if result.line is not None else "")
+            body = result.text()
+            write(f"{where}: {result.headline()}" + (f"\n{body}" if body else "") + "\n")
+        if args.svg and result.deduction is not None and result.puzzle is not None:
+            write_pictures(args.svg, result.index, result.puzzle, result.deduction)
+        if bar is not None:
+            bar.update()

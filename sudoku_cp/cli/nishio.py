@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -14,13 +13,7 @@ from ..formats import ParseError, PuzzleItem, json_dumps, parse_puzzles
 from ..verify import given_conflict
 from . import common
 from .common import EXIT_BAD_INPUT, EXIT_NO_SOLUTION, EXIT_OK, EXIT_UNKNOWN, CliError
-from .results_file import (
-    ResultsFile,
-    add_results_file_options,
-    answered,
-    check_results_options,
-    open_results_file,
-)
+from .results_file import BatchOutput, add_results_file_options
 
 if TYPE_CHECKING:
     from ..nishio.instance import NishioInstance
@@ -139,10 +132,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp nishio``; return the exit code."""
-    check_results_options(args.output_file, args.resume, args.json)
+    output = BatchOutput(args.output_file, args.resume, args.json)
+    if args.output_file is not None and (args.puzzle is None or args.svg):
+        raise CliError("-o FILE writes the results of --puzzle batches (without --svg)")
     if args.puzzle is None:
-        if args.output_file is not None:
-            raise CliError("-o FILE writes the results of --puzzle batches; one instance prints")
         return _answer_all([_instance_job(args)], args)
     if args.instance is not None:
         raise CliError("give either INSTANCE or --puzzle, not both")
@@ -155,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"{name or 'puzzle'}: {problem}") from None
     if args.svg:
         return _answer_all(list(_puzzle_jobs(items, name, args)), args)
-    return _answer_puzzles(items, name, args)
+    return _answer_puzzles(items, name, args, output)
 
 
 def _instance_job(args: argparse.Namespace) -> _Job:
@@ -217,37 +210,25 @@ def _ask(args: argparse.Namespace) -> NishioAsk:
     return NishioAsk(method, args.count, args.count_limit, args.time_limit, json_lines)
 
 
-def _answer_puzzles(items: Sequence[PuzzleItem], name: str | None, args: argparse.Namespace) -> int:
+def _answer_puzzles(
+    items: Sequence[PuzzleItem], name: str | None, args: argparse.Namespace, output: BatchOutput
+) -> int:
     """Every asked digit of every puzzle, in chunks where --jobs/--cluster say, in input order."""
     from ..nishio.puzzles import answer_puzzles
 
     if args.resume and args.method == "all":
         raise CliError("--resume takes one method: --method all writes a line per method")
-    codes: set[int] = set()
-    output: ResultsFile | None = None
-    if args.resume:
-        output = open_results_file(args.output_file, resume=True)
-        codes.update(_old_code(obj) for obj in answered(args.output_file))
-    skipped = output.done if output is not None else set()
+    codes = {_old_code(obj) for obj in output.answered()}
     digits = None if args.all_digits else list(args.digit)
     answers = answer_puzzles(
-        items, digits, _ask(args), executor=common.executor(args), skip=skipped, notice=common.notice
-    )  # a cluster is reached here: an unreachable one is an error before the output is opened
-    if output is None and args.output_file is not None:
-        output = open_results_file(args.output_file, resume=False)
-    try:
-        enabled = False if args.no_progress else None
-        with contextlib.closing(answers), common.progress(len(items), "nishio", enabled=enabled) as bar:
-            write: Callable[[str], None] = (
-                output.write if output is not None else lambda line: common.print_line(bar, line)
-            )
-            for puzzle in answers:
-                codes.update(_write_puzzle(puzzle, name, skipped, write, args))
-                if bar is not None:
-                    bar.update()
-    finally:
-        if output is not None:
-            output.close()
+        items, digits, _ask(args), executor=common.executor(args), skip=output.done, notice=common.notice
+    )
+    enabled = False if args.no_progress else None
+    with output.writing(answers, len(items), "nishio", enabled=enabled) as (write, bar):
+        for puzzle in answers:
+            codes.update(_write_puzzle(puzzle, name, output.done, write, args))
+            if bar is not None:
+                bar.update()
     return common.worst_exit(codes)
 
 

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from collections import Counter
+from collections.abc import Callable
 
 from ..formats import json_dumps
 from ..outcome import Status
 from . import common
 from .common import STATUS_EXIT
+from .results_file import BatchOutput, add_results_file_options
 
 __all__ = ["add_parser", "run"]
 
@@ -33,7 +34,12 @@ lines (a lone puzzle too) are 'invalid' and the batch goes on.
 With --json: JSON Lines, one object per puzzle with index (0-based), line, status (solved,
 stuck, unsat, invalid, unknown), rating, level, hardest, counts (steps per rule, every rule of
 the chosen set) and error; then a last line {{"summary": {{...}}}} with the counts per status and
-per level, seconds and puzzles per second.
+per level, seconds and puzzles per second.  -o FILE writes the output to FILE, each line flushed
+as it comes; with --json, --resume continues an interrupted FILE: the puzzles it holds are
+skipped, the rest appended, and the summary counts the whole file (its rate: this run's).
+
+Batches run in chunks of puzzles, here, on --jobs N local processes or on a Dask cluster
+(--cluster); the output keeps its order.
 
 {TABLES}
 
@@ -42,6 +48,7 @@ examples:
   sudoku-cp rate corpus.txt --json
   sudoku-cp rate corpus.txt --uniqueness          # as Sudoku Explainer rates
   sudoku-cp rate corpus.txt --rules singles,locked --jobs 2
+  sudoku-cp rate corpus.txt --json --cluster tcp://scheduler:8786 -o rated.jsonl --resume
   sudoku-cp rate puzzles16.txt --box 4x4
 
 exit codes:
@@ -78,46 +85,66 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--time-limit", type=common.seconds, metavar="SECONDS", help="time limit for the whole command"
     )
-    parser.add_argument(
-        "--jobs",
-        type=common.integer(0, 256),
-        default=1,
-        metavar="N",
-        help="worker processes (0: one per CPU)",
-    )
+    common.add_executor_options(parser, "rating")
     parser.add_argument(
         "--json", action="store_true", help="JSON Lines: one object per puzzle, then a summary"
     )
+    add_results_file_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal's stderr")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp rate``; return the exit code."""
-    from ..deduction.batch import histogram_lines, rate_items
+    from ..deduction.batch import rate_items
     from ..limits import Deadline
 
+    output = BatchOutput(args.output_file, args.resume, args.json)
     clock = Deadline(args.time_limit, began=getattr(args, "started", None))
     items = common.load_puzzles(args)[0]  # an invalid puzzle is a result line, even alone
     chosen = common.chosen_rules(args)
-    batch = len(items) > 1 or args.json
     statuses: Counter[Status] = Counter()
     levels: Counter[str] = Counter()
+    for obj in output.answered():  # what a resumed file holds counts in the summary
+        statuses[Status(obj["status"])] += 1
+        levels[str(obj["level"])] += 1
     start = time.perf_counter()
-    jobs = args.jobs or os.cpu_count() or 1
-    with common.progress(len(items), "rating", enabled=False if args.no_progress else None) as bar:
-        for result in rate_items(items, chosen, deadline=clock, jobs=jobs):
+    results = rate_items(
+        items, chosen, deadline=clock, executor=common.executor(args), skip=output.done, notice=common.notice
+    )
+    total = len(items) - len(output.done)
+    with output.writing(results, total, "rating", enabled=False if args.no_progress else None) as (
+        write,
+        bar,
+    ):
+        for result in results:
             statuses[result.status] += 1
             levels[result.level] += 1
-            common.print_line(bar, json_dumps(result.to_json()) if args.json else result.text())
+            write(json_dumps(result.to_json()) if args.json else result.text())
             if bar is not None:
                 bar.update()
-    seconds = time.perf_counter() - start
+        seconds = time.perf_counter() - start
+        batch = len(items) > 1 or args.json  # one puzzle: its line says it all
+        return _summary(args, statuses, levels, seconds, total, write if batch else None)
+
+
+def _summary(
+    args: argparse.Namespace,
+    statuses: Counter[Status],
+    levels: Counter[str],
+    seconds: float,
+    rated: int,
+    write: Callable[[str], None] | None,
+) -> int:
+    """The histogram and summary of a batch (JSON: the summary line), written by ``write`` (None:
+    not written); return the exit code."""
+    from ..deduction.batch import histogram_lines
+
     code = common.worst_exit(STATUS_EXIT[status] for status in statuses)
-    if not batch:
-        return code
     done = sum(statuses.values())
-    rate = done / seconds if seconds > 0 else 0.0
+    if write is None:
+        return code
+    rate = rated / seconds if seconds > 0 else 0.0
     if args.json:
         summary: dict[str, object] = {"puzzles": done}
         summary.update({status.value: statuses[status] for status in Status if status is not Status.MULTIPLE})
@@ -129,11 +156,11 @@ def run(args: argparse.Namespace) -> int:
                 "exit_code": code,
             }
         )
-        common.out(json_dumps({"summary": summary}))
+        write(json_dumps({"summary": summary}))
         return code
-    common.out("levels:")
+    write("levels:")
     for line in histogram_lines(levels):
-        common.out(line)
+        write(line)
     tally = ", ".join(f"{statuses[status]} {status.value}" for status in Status if statuses[status])
-    common.out(f"summary: {done} puzzles: {tally}; {seconds:.3f} s, {rate:,.1f} puzzles/s")
+    write(f"summary: {done} puzzles: {tally}; {seconds:.3f} s, {rate:,.1f} puzzles/s")
     return code

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 from collections.abc import Callable, Iterable, Sequence
 
 from ..audit import (
@@ -25,13 +24,7 @@ from ..backends.registry import make_backend
 from ..formats import PuzzleItem, json_dumps
 from . import common
 from .common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN, EXIT_WRONG, CliError
-from .results_file import (
-    ResultsFile,
-    add_results_file_options,
-    answered,
-    check_results_options,
-    open_results_file,
-)
+from .results_file import BatchOutput, add_results_file_options
 
 __all__ = ["add_parser", "run"]
 
@@ -264,7 +257,7 @@ def _exit_code(tallies: Iterable[SolverTally]) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp verify``; return the exit code."""
-    check_results_options(args.output_file, args.resume, args.json)
+    output = BatchOutput(args.output_file, args.resume, args.json)
     if args.puzzle == "-" and "-" in args.answers:
         raise CliError("the corpus and --answers cannot both be standard input")
     items, _ = common.load_puzzles(args)
@@ -274,19 +267,13 @@ def run(args: argparse.Namespace) -> int:
     except BackendError as error:
         raise CliError(f"--truth: {error}") from None
     truth = GroundTruth(args.truth)
-    executor = common.executor(args)
     tallies = {solver.name: SolverTally(solver.name) for solver in solvers}
     repeatable = {solver.name for solver in solvers if solver.repeatable}
-    output: ResultsFile | None = None
-    if args.resume:  # what the file holds counts in the summary; nothing in it is lost on an error
-        output = open_results_file(args.output_file, resume=True)
-        for obj in answered(args.output_file):
-            old = RunResult.from_json(obj)
-            if old.solver not in tallies:
-                raise CliError(f"{args.output_file}: holds runs of {old.solver!r}, not a solver of this run")
-            tallies[old.solver].add(old)
-    skipped = output.done if output is not None else set()
-    total = audit_size(items, solvers, args.runs) - len(skipped)
+    for obj in output.answered():  # what a resumed file holds counts in the summary
+        old = RunResult.from_json(obj)
+        if old.solver not in tallies:
+            raise CliError(f"{args.output_file}: holds runs of {old.solver!r}, not a solver of this run")
+        tallies[old.solver].add(old)
     results = audit(
         items,
         solvers,
@@ -295,36 +282,14 @@ def run(args: argparse.Namespace) -> int:
         time_limit=args.timeout,
         unique=args.unique,
         truth=truth,
-        executor=executor,
-        skip=skipped,
+        executor=common.executor(args),
+        skip=output.done,
         notice=common.notice,
-    )  # a cluster is reached here: an unreachable one is an error before the output is opened
-    if output is None and args.output_file is not None:
-        output = open_results_file(args.output_file, resume=False)
-    try:
-        with contextlib.closing(results):
-            return _report(args, results, total, tallies, repeatable, len(items), truth.backend, output)
-    finally:
-        if output is not None:
-            output.close()
-
-
-def _report(
-    args: argparse.Namespace,
-    results: Iterable[RunResult],
-    total: int,
-    tallies: dict[str, SolverTally],
-    repeatable: set[str],
-    puzzles: int,
-    truth: str,
-    output: ResultsFile | None,
-) -> int:
-    """Write every run's line as it comes, then the summary; return the exit code."""
-    calls, truth_seconds = 0, 0.0
-    with common.progress(total, "verifying", enabled=False if args.no_progress else None) as bar:
-        write: Callable[[str], None] = (
-            output.write if output is not None else lambda line: common.print_line(bar, line)
-        )
+    )
+    total = audit_size(items, solvers, args.runs) - len(output.done)
+    enabled = False if args.no_progress else None
+    with output.writing(results, total, "verifying", enabled=enabled) as (write, bar):
+        calls, truth_seconds = 0, 0.0
         for result in results:
             tallies[result.solver].add(result)
             if result.truth_seconds is not None:
@@ -335,7 +300,19 @@ def _report(
                 write(json_dumps(result.to_json()) if args.json else _run_line(result, runs))
             if bar is not None:
                 bar.update()
-    write = output.write if output is not None else common.out
+        return _report(args, tallies, repeatable, len(items), (truth.backend, calls, truth_seconds), write)
+
+
+def _report(
+    args: argparse.Namespace,
+    tallies: dict[str, SolverTally],
+    repeatable: set[str],
+    puzzles: int,
+    truth: tuple[str, int, float],
+    write: Callable[[str], None],
+) -> int:
+    """The summary (JSON) or the table and last line; return the exit code."""
+    backend, calls, seconds = truth
     code = _exit_code(tallies.values())
     if args.json:
         summary: dict[str, object] = {
@@ -344,7 +321,7 @@ def _report(
             "runs_per_puzzle": args.runs,
             "seed": args.seed,
             "timeout": args.timeout,
-            "ground_truth": {"backend": truth, "sat_calls": calls, "seconds": round(truth_seconds, 6)},
+            "ground_truth": {"backend": backend, "sat_calls": calls, "seconds": round(seconds, 6)},
             "exit_code": code,
         }
         write(json_dumps({"summary": summary}))
@@ -356,6 +333,6 @@ def _report(
     verdict = _plural(wrong, "wrong answer") if wrong else "no wrong answer"
     write(
         f"verify: {_plural(puzzles, 'puzzle')}, {_plural(runs, 'run')}, {verdict}; "
-        f"ground truth: {_plural(calls, 'SAT call')} ({truth}, {truth_seconds:.3f} s)"
+        f"ground truth: {_plural(calls, 'SAT call')} ({backend}, {seconds:.3f} s)"
     )
     return code

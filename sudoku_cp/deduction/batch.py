@@ -1,27 +1,32 @@
 """Explain and rate many puzzles: one result per input item, an ``invalid`` result for a bad one.
 
 ``explain_items`` records every step of each puzzle (what ``sudoku-cp explain`` prints);
-``rate_items`` runs the fast path of ``rate`` on each (what ``sudoku-cp rate`` prints), in this
-process or in worker processes.  Both take the parsed items of a batch (``formats.parse_puzzles``)
-and go on past bad lines: an unreadable line or clashing givens give ``Status.INVALID`` with the
-reason.  A deadline covers the whole batch: puzzles it stops, and every puzzle after it, are
-``unknown`` ("time limit reached").  The text forms (a puzzle's steps, pencil marks, the
-histogram of levels, the rule table of ``--help``) live here too, so the command line only prints.
+``rate_items`` runs the fast path of ``rate`` on each (what ``sudoku-cp rate`` prints).  Both
+take the parsed items of a batch (``formats.parse_puzzles``) and go on past bad lines: an
+unreadable line or clashing givens give ``Status.INVALID`` with the reason.  A deadline covers
+the whole batch: puzzles it stops, and every puzzle after it, are ``unknown`` ("time limit
+reached").  The text forms (a puzzle's steps, pencil marks, the histogram of levels, the rule
+table of ``--help``) live here too, so the command line only prints.
+
+Both run in chunks on an executor (``sudoku_cp.executor``: this process, local worker
+processes or a Dask cluster).  A chunk carries its puzzles as plain numbers, the rules by name
+(a worker selects them once) and the deadline as a wall-clock end; the results come back in
+input order.  ``skip`` leaves out the items whose indices a resumed run already has.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import signal
+import math
 import textwrap
 import time
-from collections import Counter, deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Container, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import islice
+from typing import Any
 
 import numpy as np
 
+from ..executor import Executor, Work, run_ordered
 from ..formats import SYMBOLS, PuzzleItem, format_line, format_pretty
 from ..geometry import geometry_for_size
 from ..grid import Grid
@@ -67,6 +72,8 @@ class Explained:
 
     ``deduction`` is None for an invalid item (``error`` says why) and for one the deadline
     stopped before it began; ``error`` also carries the reason of unsat and unknown results.
+    ``refuted``: with ``check``, the failed proof of a step (``proof.StepNotProved``'s message),
+    which ended the puzzle's explanation.
     """
 
     index: int
@@ -79,6 +86,34 @@ class Explained:
     hardest: str | None = None
     error: str | None = None
     seconds: float = 0.0
+    refuted: str | None = None
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # Sent from a worker without what cannot or need not travel: the rule objects (their
+        # finders are closures), the geometry's tables of the grid and the board.
+        puzzle, deduction = self.puzzle, self.deduction
+        packed = None if puzzle is None else (puzzle.geometry.p, puzzle.geometry.q, puzzle.values.tobytes())
+        found = None
+        if deduction is not None:
+            board = deduction.board
+            found = (
+                deduction.status,
+                board.values,
+                board.cand,
+                deduction.counts,
+                deduction.steps,
+                deduction.reason,
+            )
+        head = (self.index, self.line, self.status, packed, found)
+        return _unpickle_explained, (
+            *head,
+            self.rating,
+            self.level,
+            self.hardest,
+            self.error,
+            self.seconds,
+            self.refuted,
+        )
 
     def to_json(self) -> dict[str, object]:
         """index (0-based), line, status, rating, level, hardest, steps (1-based cells), grid, and
@@ -132,6 +167,19 @@ class Explained:
         return "\n".join(lines)
 
 
+def _unpickle_explained(
+    index: int, line: int | None, status: Status, packed: Any, found: Any, *rest: Any
+) -> Explained:
+    puzzle = deduction = None
+    if packed is not None:
+        p, q, values = packed
+        puzzle = _grid(p, q, values)
+        if found is not None:
+            done, board_values, cand, counts, steps, reason = found
+            deduction = Deduction(done, Board(puzzle.geometry, board_values, cand), counts, steps, reason)
+    return Explained(index, line, status, puzzle, deduction, *rest)
+
+
 def _short(error: str | None, line: int | None) -> str:
     """An error without the 'line N' that the result's own heading already names."""
     text = error or ""
@@ -162,43 +210,55 @@ def _not_started(grid: Grid) -> tuple[Status, str]:
 
 
 def explain_items(
-    items: Iterable[PuzzleItem],
+    items: Sequence[PuzzleItem],
     rules: Sequence[Rule] | None = None,
     *,
     check: bool = False,
     deadline: Deadline | None = None,
-) -> Iterator[Explained]:
-    """Each item explained step by step, in order; ``check`` proves every step by SAT as it is found
-    (``deduce(check=True)``: a step the check refutes raises ``proof.StepNotProved``)."""
-    for item in items:
-        grid, problem = _invalid(item)
-        if grid is None:
-            yield Explained(item.index, item.line, Status.INVALID, error=problem)
-            continue
-        if deadline is not None and deadline.expired():
-            status, error = _not_started(grid)
-            yield Explained(item.index, item.line, status, grid, error=error)
-            continue
-        start = time.perf_counter()
+    executor: Executor | None = None,
+    skip: Container[int] = frozenset(),
+    notice: Callable[[str], None] | None = None,
+) -> Generator[Explained, None, None]:
+    """Each item explained step by step, in order, run where ``executor`` says; ``check`` proves
+    every step by SAT as it is found (``deduce(check=True)``): a step the check refutes ends
+    that puzzle, whose result names the failure (``Explained.refuted``)."""
+    return _batch("explain", items, rules, check, deadline, executor, skip, notice)
+
+
+def _explained(
+    item: PuzzleItem, rules: Sequence[Rule] | None, check: bool, deadline: Deadline | None
+) -> Explained:
+    from .proof import StepNotProved
+
+    grid, problem = _invalid(item)
+    if grid is None:
+        return Explained(item.index, item.line, Status.INVALID, error=problem)
+    if deadline is not None and deadline.expired():
+        status, error = _not_started(grid)
+        return Explained(item.index, item.line, status, grid, error=error)
+    start = time.perf_counter()
+    try:
         deduction = deduce(grid, rules, record=True, deadline=deadline, check=check)
+    except StepNotProved as refuted:
         seconds = time.perf_counter() - start
-        status, conflict = _unsat_or_invalid(grid, deduction.status)
-        if conflict is not None:
-            yield Explained(item.index, item.line, status, grid, error=conflict, seconds=seconds)
-            continue
-        value, hardest = rating_of(deduction, grid, deadline=deadline)
-        yield Explained(
-            item.index,
-            item.line,
-            status,
-            grid,
-            deduction,
-            value,
-            level_of(value),
-            hardest,
-            deduction.reason,
-            seconds,
-        )
+        return Explained(item.index, item.line, Status.UNKNOWN, grid, seconds=seconds, refuted=str(refuted))
+    seconds = time.perf_counter() - start
+    status, conflict = _unsat_or_invalid(grid, deduction.status)
+    if conflict is not None:
+        return Explained(item.index, item.line, status, grid, error=conflict, seconds=seconds)
+    value, hardest = rating_of(deduction, grid, deadline=deadline)
+    return Explained(
+        item.index,
+        item.line,
+        status,
+        grid,
+        deduction,
+        value,
+        level_of(value),
+        hardest,
+        deduction.reason,
+        seconds,
+    )
 
 
 def pencil_marks(board: Board) -> str:
@@ -269,6 +329,7 @@ class Rated:
 
 
 def _rated(item: PuzzleItem, rules: Sequence[Rule] | None, deadline: Deadline | None) -> Rated:
+    """One item rated (invalid, not started past the deadline, or by the rules)."""
     grid, problem = _invalid(item)
     if grid is None:
         return Rated(item.index, item.line, Status.INVALID, error=problem)
@@ -291,21 +352,59 @@ def _rated(item: PuzzleItem, rules: Sequence[Rule] | None, deadline: Deadline | 
     )
 
 
-_worker_rules: tuple[Rule, ...] | None = None  # a worker process's rule set, chosen once when it starts
+def rate_items(
+    items: Sequence[PuzzleItem],
+    rules: Sequence[Rule] | None = None,
+    *,
+    deadline: Deadline | None = None,
+    executor: Executor | None = None,
+    skip: Container[int] = frozenset(),
+    notice: Callable[[str], None] | None = None,
+) -> Generator[Rated, None, None]:
+    """Each item rated (the fast path: no steps kept), in order, run where ``executor`` says."""
+    return _batch("rate", items, rules, False, deadline, executor, skip, notice)
 
-#: One puzzle as a worker task carries it: index, line, error, box shape, digits (int16 bytes).
+
+# ----------------------------------------------------------------------------- chunks of a batch
+
+#: Items per chunk: rating takes about a millisecond an item, explaining (steps kept, pictures,
+#: proofs) more; at most a ``_SPREAD``-th of the batch, so a small batch still spreads.
+_CHUNK = {"rate": 64, "explain": 16}
+_SPREAD = 16
+
+#: One puzzle as a chunk carries it: index, line, error, box shape, digits (int16 bytes).
 _Packed = tuple[int, int, str | None, int, int, bytes]
 
 
-def _start_worker(names: tuple[str, ...]) -> None:
-    global _worker_rules
-    # Ctrl-C reaches the whole process group: the parent stops the pool, workers stay quiet.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _worker_rules = select_rules(names)  # named uniqueness rules come with their names
+@dataclass(frozen=True, slots=True)
+class _Chunk:
+    """Items to rate or explain, the rules by name, and the deadline's wall-clock end."""
+
+    kind: str
+    rules: tuple[str, ...]
+    end: float | None
+    check: bool
+    items: tuple[PuzzleItem | _Packed, ...]
+
+
+#: Rule sets by their names, selected once per process (the caller's own, in this process).
+_rule_sets: dict[tuple[str, ...], tuple[Rule, ...]] = {}
+
+
+def _rules(names: tuple[str, ...]) -> tuple[Rule, ...]:
+    chosen = _rule_sets.get(names)
+    if chosen is None:
+        chosen = _rule_sets[names] = select_rules(names)  # named uniqueness rules come with their names
+    return chosen
 
 
 def _pack(item: PuzzleItem) -> _Packed:
     """An item in a few bytes: a pickled Grid would carry its geometry's tables (kilobytes each)."""
+    source = item.source
+    if source is not None:  # the row of a batch, without making its Grid
+        rows, row = source
+        g = rows.geometry
+        return item.index, item.line, None, g.p, g.q, rows.values[row].tobytes()
     grid = item.grid
     if grid is None:
         return item.index, item.line, item.error, 0, 0, b""
@@ -313,50 +412,90 @@ def _pack(item: PuzzleItem) -> _Packed:
     return item.index, item.line, None, g.p, g.q, grid.values.tobytes()
 
 
-def _unpack(packed: _Packed) -> PuzzleItem:
+def _unpack(packed: PuzzleItem | _Packed) -> PuzzleItem:
+    if isinstance(packed, PuzzleItem):
+        return packed
     index, line, error, p, q, values = packed
-    if not p:
-        return PuzzleItem(index, line, None, error)
-    return PuzzleItem(index, line, Grid(geometry_for_size(p * q, (p, q)), np.frombuffer(values, np.int16)))
+    return PuzzleItem(index, line, _grid(p, q, values) if p else None, error)
 
 
-def _rate_chunk(packed: list[_Packed], deadline: Deadline | None) -> list[Rated]:
-    return [_rated(_unpack(one), _worker_rules, deadline) for one in packed]
+def _grid(p: int, q: int, values: bytes) -> Grid:
+    """A grid sent as plain numbers, built as here: checked, read-only, its geometry shared."""
+    return Grid(geometry_for_size(p * q, (p, q)), np.frombuffer(values, np.int16))
 
 
-def rate_items(
+def _deadline_at(end: float | None) -> Deadline | None:
+    """The deadline that ends at wall-clock time ``end`` (comparable across machines)."""
+    return None if end is None else Deadline(max(end - time.time(), 0.0))
+
+
+def _run_chunk(chunk: _Chunk) -> list[Rated | Explained]:
+    rules = _rules(chunk.rules)
+    deadline = _deadline_at(chunk.end)
+    if chunk.kind == "rate":
+        return [_rated(_unpack(item), rules, deadline) for item in chunk.items]
+    return [_explained(_unpack(item), rules, chunk.check, deadline) for item in chunk.items]
+
+
+def _crashed_chunk(chunk: _Chunk, why: str) -> list[Rated | Explained]:
+    made: type[Rated] | type[Explained] = Rated if chunk.kind == "rate" else Explained
+    crashed = []
+    for packed in chunk.items:
+        item = _unpack(packed)
+        status = Status.INVALID if item.grid is None else Status.CRASH
+        crashed.append(made(item.index, item.line, status, error=item.error or f"the worker failed: {why}"))
+    return crashed
+
+
+_WORK: Work[_Chunk, Rated | Explained] = Work(_run_chunk, _crashed_chunk)
+
+
+def _batch(
+    kind: str,
     items: Sequence[PuzzleItem],
-    rules: Sequence[Rule] | None = None,
-    *,
-    deadline: Deadline | None = None,
-    jobs: int = 1,
-    chunk: int = 64,
-) -> Iterator[Rated]:
-    """Each item rated (the fast path: no steps kept), in order; ``jobs`` above 1 rates chunks of
-    ``chunk`` items in that many worker processes (each selects the same rules by name)."""
-    if jobs <= 1 or len(items) <= chunk:
-        for item in items:
-            yield _rated(item, rules, deadline)
-        return
+    rules: Sequence[Rule] | None,
+    check: bool,
+    deadline: Deadline | None,
+    executor: Executor | None,
+    skip: Container[int],
+    notice: Callable[[str], None] | None,
+) -> Generator[Any, None, None]:
+    """The results of a batch, in input order; the executor (and a cluster) is reached here."""
     chosen = tuple(rules) if rules is not None else select_rules()
     names = tuple(rule.name for rule in chosen)
-    # The first puzzle is rated here, before the fork: the workers inherit its loaded kernels.
-    first = _rated(items[0], rules, deadline)
-    chunks = ([_pack(item) for item in items[i : i + chunk]] for i in range(1, len(items), chunk))
-    context = multiprocessing.get_context(
-        "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    )
-    with context.Pool(jobs, initializer=_start_worker, initargs=(names,)) as pool:
-        # One chunk more than workers in flight, not all: a pool's task pipe that fills up (workers
-        # busy) blocks its feeding thread, and stopping the pool (Ctrl-C, the consumer closing this
-        # iterator) then waits on that thread for ever.
-        pending = deque(pool.apply_async(_rate_chunk, (part, deadline)) for part in islice(chunks, jobs + 1))
-        yield first
-        while pending:
-            results = pending.popleft().get()
-            for part in islice(chunks, 1):
-                pending.append(pool.apply_async(_rate_chunk, (part, deadline)))
+    _rule_sets[names] = chosen  # this process (and forked workers) use the caller's own rules
+    executor = executor or Executor()
+    todo = [item for item in items if item.index not in skip]
+    first: list[Rated | Explained] = []
+    if executor.jobs > 1 and executor.cluster is None and todo:
+        # The first puzzle is done here, before the fork: the workers inherit its loaded kernels.
+        first = _run_chunk(_Chunk(kind, names, _wall_end(deadline), check, (todo[0],)))
+        todo = todo[1:]
+    size = max(1, min(_CHUNK[kind], math.ceil(len(todo) / _SPREAD)))
+
+    def chunks() -> Iterator[_Chunk]:
+        for start in range(0, len(todo), size):
+            part = todo[start : start + size]
+            packed = tuple(_pack(item) for item in part) if executor.parallel else tuple(part)
+            yield _Chunk(kind, names, _wall_end(deadline), check, packed)  # the end as it is sent
+
+    results = run_ordered(_WORK, chunks(), executor, notice=notice)
+
+    def ordered() -> Generator[Any, None, None]:
+        try:
+            yield from first
             yield from results
+        finally:
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()  # stops what is still out on the workers
+
+    return ordered()
+
+
+def _wall_end(deadline: Deadline | None) -> float | None:
+    remaining = None if deadline is None else deadline.remaining()
+    return None if remaining is None else time.time() + remaining
 
 
 def histogram_lines(levels: Counter[str], width: int = 40) -> list[str]:

@@ -25,6 +25,7 @@ from ..grid import Grid
 from ..limits import Deadline
 from . import NativeInputError, bitset
 from .bitset import Tables, Work
+from .bitset9 import LEVEL_WORDS, WORDS, Work9, solve_batch9, tables9
 from .chunks import ChunkBudget
 
 __all__ = ["MAX_SIDE", "BacktrackResult", "BatchRun", "backtrack_search", "search_batch"]
@@ -115,13 +116,30 @@ def _work(geometry: Geometry, levels: int) -> Work:
     )
 
 
-def _taller(work: Work) -> Work:
+def _work9(levels: int) -> Work9:
+    """Fresh 9x9 search state, with a stack of ``levels`` states."""
+    return Work9(
+        np.empty(WORDS, np.int32),
+        np.empty((levels, LEVEL_WORDS), np.int32),
+        np.zeros(bitset.STATE_SIZE, np.int64),
+    )
+
+
+@cache
+def _tables9() -> np.ndarray:
+    """The 9x9 kernel's lookup tables (cached)."""
+    return tables9()
+
+
+def _taller(work: Work | Work9, cells: int) -> Work | Work9:
     """The same state with a stack twice as tall (at most one level per cell, plus one)."""
-    levels, cells = work.stack.shape
+    levels = work.stack.shape[0]
     taller = min(2 * levels, cells + 1)
-    stack = np.empty((taller, cells), np.uint64)
-    stack_cell = np.empty(taller, np.int32)
+    stack = np.empty((taller, *work.stack.shape[1:]), work.stack.dtype)
     stack[:levels] = work.stack
+    if isinstance(work, Work9):
+        return work._replace(stack=stack)
+    stack_cell = np.empty(taller, np.int32)
     stack_cell[:levels] = work.stack_cell
     return work._replace(stack=stack, stack_cell=stack_cell)
 
@@ -159,6 +177,7 @@ def search_batch(
     time_limit: float | Deadline | None = None,
     budget: int | None = None,
     rules: int = bitset.RULES_ALL,
+    general: bool = False,
 ) -> BatchRun:
     """Count the solutions of each puzzle of ``givens`` (B, n*n) up to ``limit``, in one kernel walk.
 
@@ -166,11 +185,11 @@ def search_batch(
     limit stops is ``timed_out`` (with a Deadline, every puzzle not finished by then).  Each
     chunk of the kernel lasts about 20 ms, so the limit is overshot by about that much at most.
     ``budget``: the first chunk's node budget (a previous run's ``budget``); ``rules``: the
-    ``bitset.RULE_*`` flags (all by default; fewer only to measure what each rule buys).
+    ``bitset.RULE_*`` flags (all by default; fewer only to measure what each rule buys);
+    ``general``: the general kernel even on 9x9 (which has a kernel of its own), to compare them.
     """
     if limit < 1:
         raise NativeInputError("limit must be at least 1")
-    tables = _tables(geometry)
     n_puzzles = givens.shape[0]
     cells = geometry.n**2
     board = np.ascontiguousarray(givens, dtype=np.int8).reshape(n_puzzles, cells)
@@ -180,9 +199,14 @@ def search_batch(
     chunk_seconds = _CHUNK_SECONDS if per_puzzle is None else min(_CHUNK_SECONDS, max(per_puzzle / 4, 1e-3))
     clock = ChunkBudget(deadline, budget or first_budget(geometry), _MIN_BUDGET, _MAX_BUDGET, chunk_seconds)
 
-    work = _work(geometry, min(cells + 1, _STACK_LEVELS))
+    levels = min(cells + 1, _STACK_LEVELS)
     _numba_registries()
-    solve = bitset.kernel(geometry.p, geometry.q)
+    tables: Tables | np.ndarray
+    work: Work | Work9
+    if (geometry.p, geometry.q) == (3, 3) and not general:
+        solve, tables, work = solve_batch9, _tables9(), _work9(levels)
+    else:
+        solve, tables, work = bitset.kernel(geometry.p, geometry.q), _tables(geometry), _work(geometry, levels)
     rows = min(n_puzzles * limit, max(1, _BUFFER_CELLS // cells)) if keep else 1
     out = np.empty((rows, cells), np.int16)
     owner = np.empty(rows, np.int64)
@@ -207,7 +231,7 @@ def search_batch(
         if status == bitset.DONE:
             break
         if status == bitset.GROW:
-            work = _taller(work)
+            work = _taller(work, cells)
         if clock.out_of_time(resize=status == bitset.BUDGET):
             timed_out[int(work.state[bitset.S_PUZZLE]) :] = True
             break

@@ -1,0 +1,453 @@
+"""The compiled 9x9 kernel of the ``backtrack`` solver: per-digit band words, a whole batch per call.
+
+A 9x9 grid is three bands of three rows.  The state is 27 words, one per digit and band: word
+``3d + b`` holds the cells of band b (bit 9r + c for row r of the band, column c) where digit
+d + 1 may still go, so a digit's whole board is three words and most reasoning about one digit
+is a few shifts, ORs and lookups in tables of 512 entries.  Three more words hold each band's
+placed cells (a cell is placed when its digit's row, box and column mates are gone and the other
+digits have left it).  A node propagates to a fixed point:
+
+1. a band step, on each digit-band word that changed: its 3 rows x 3 boxes segments (a row's
+   9 bits shrink to 3, one per box) must allow a perfect matching (each row of the band holds
+   the digit in one box, each box in one row); segments in no perfect matching leave (one
+   table lookup: row-box locked candidates and more).  A row left with one cell places the
+   digit there (a box left with one cell has its row reduced to it by the matching): the cell
+   leaves the other digits and the digit leaves its column in the other bands;
+2. a stack step, on each digit some of whose words changed: the same matching on each stack's
+   3 bands x 3 columns (a band's word folded to its 9 columns) removes column-box locked
+   candidates; a column left with one cell then has a box left with one cell, which the band
+   step places (hidden singles in columns);
+3. naked singles, band by band: the digits seen once, twice and thrice over the nine words (OR
+   masks); a cell seen nowhere is a contradiction, a cell seen once and not placed yet is placed.
+
+A node that ends with every cell placed is a solution; otherwise it guesses, as the general
+kernel (``sudoku_cp.native.bitset``) does: among the first few bivalue cells (from the same
+masks), the one with the most peers sharing a candidate, bivalue peers counting thrice (a cell
+with more candidates when there is no bivalue cell), lowest digit first; the state without that
+digit goes on an explicit stack of 31 words a level.
+
+``solve_batch9`` takes the same batch, limit, budget and outputs as the general kernel and keeps
+the whole search in the arrays it is given, so ``sudoku_cp.native.backtrack`` drives both alike.
+"""
+
+from __future__ import annotations
+
+from itertools import permutations
+from typing import TYPE_CHECKING, NamedTuple
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic
+
+from .bitset import (
+    BUDGET,
+    DONE,
+    EXHAUSTED,
+    FLUSH,
+    GROW,
+    LIMIT,
+    MODE_START,
+    RULE_LOCKED,
+    RULE_SCORE,
+    S_MODE,
+    S_PUZZLE,
+    S_QUEUED,
+    S_SOLUTIONS,
+    S_TOP,
+)
+
+__all__ = ["LEVEL_WORDS", "WORDS", "Work9", "solve_batch9", "tables9"]
+
+#: Words of the state: 27 digit-band words, 3 placed-cell words, 3 bivalue-cell words.
+WORDS = 33
+#: Words of a stacked level: the 30 words of the state and the word index of the guess undone.
+LEVEL_WORDS = 31
+
+_BAND = (1 << 27) - 1  # the 27 cells of a band
+_COLUMN = 0x40201  # column 0 in each row of a band: bits 0, 9, 18
+_PLACED = 27  # words 27..29: placed cells of each band
+_BIVALUE = 30  # words 30..32: cells with two candidates, at the last naked-singles pass
+_SCORED = 8  # bivalue cells scored before a guess, at most (as in the general kernel)
+# The tables, one int32 array: offsets of each 512-entry table and of the band peers.
+_SHRINK, _MATCH, _SEGMENTS, _SINGLE, _PEERS = 0, 512, 1024, 1536, 2048
+_MODE_PROPAGATE, _MODE_BRANCH, _MODE_BACKTRACK = 1, 2, 3
+
+
+class Work9(NamedTuple):
+    """The 9x9 search's state, all of it resumable.
+
+    ``words`` (WORDS,) int32: the state of the node being searched; ``stack`` (L, LEVEL_WORDS)
+    int32: the states pushed under the guesses (without the guessed digit), each with the index
+    of the word that lost it; ``state`` (STATE_SIZE,) int64, its ``S_QUEUED`` slot holding the
+    band and stack steps still due (27 + 9 bits) when a budget stopped a node.
+    """
+
+    words: np.ndarray
+    stack: np.ndarray
+    state: np.ndarray
+
+
+def tables9() -> np.ndarray:
+    """The kernel's lookup tables in one int32 array (see the offsets ``_SHRINK`` ... ``_PEERS``).
+
+    For a 9-bit row (3 boxes of 3 cells): ``shrink`` its nonempty boxes (3 bits) and ``single``
+    the row itself when it has one cell, else 0.  For a 9-bit pattern of segments (bit 3r + k:
+    row r, box k; or band r, column k of a stack): ``match`` the segments in some perfect
+    matching of rows to boxes (0: none) and ``segments`` their 27 cells in a band word.
+    ``peers`` (27): the row and box mates of each cell of a band.
+    """
+    table = np.zeros(_PEERS + 27, np.int32)
+    matchings = [sum(1 << (3 * r + k) for r, k in enumerate(perm)) for perm in permutations(range(3))]
+    for bits in range(512):
+        table[_SHRINK + bits] = sum(1 << k for k in range(3) if bits >> (3 * k) & 7)
+        table[_SINGLE + bits] = bits if bits & (bits - 1) == 0 else 0
+        table[_MATCH + bits] = np.bitwise_or.reduce([m for m in matchings if bits & m == m] or [0])
+        table[_SEGMENTS + bits] = sum(7 << (9 * (s // 3) + 3 * (s % 3)) for s in range(9) if bits >> s & 1)
+    for cell in range(27):
+        row, column = divmod(cell, 9)
+        table[_PEERS + cell] = sum(
+            1 << other
+            for other in range(27)
+            if other != cell and (other // 9 == row or (other % 9) // 3 == column // 3)
+        )
+    table.setflags(write=False)
+    return table
+
+
+if TYPE_CHECKING:  # what the intrinsics are to the code that calls them
+
+    def _popcount(x: int) -> int:
+        """Number of set bits."""
+
+    def _lowest(x: int) -> int:
+        """Index of the lowest set bit."""
+
+else:
+
+    @intrinsic
+    def _popcount(typingctx, x):  # pragma: no cover - compiled
+        """Number of set bits of an int64 (one popcnt instruction)."""
+        if x != types.int64:
+            return None
+
+        def codegen(context, builder, signature, args):
+            return builder.ctpop(args[0])
+
+        return types.int64(types.int64), codegen
+
+    @intrinsic
+    def _lowest(typingctx, x):  # pragma: no cover - compiled
+        """Index of the lowest set bit of a nonzero int64 (one tzcnt instruction)."""
+        if x != types.int64:
+            return None
+
+        def codegen(context, builder, signature, args):
+            return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+
+        return types.int64(types.int64), codegen
+
+
+@numba.njit(cache=True)
+def solve_batch9(
+    givens: np.ndarray,
+    table: np.ndarray,
+    limit: int,
+    keep: bool,
+    work: Work9,
+    out: np.ndarray,
+    owner: np.ndarray,
+    counts: np.ndarray,
+    done: np.ndarray,
+    nodes: np.ndarray,
+    budget: int,
+    rules: int,
+) -> int:  # pragma: no cover - compiled
+    """Search the 9x9 puzzles ``givens`` (B, 81) from ``work.state`` on, for at most ``budget`` nodes.
+
+    The same contract as the general kernel's ``solve_batch``: each puzzle counted to ``limit``
+    (``counts``, ``done``, ``nodes``), solutions to ``out`` / ``owner`` with ``keep``; returns
+    DONE, or BUDGET / FLUSH / GROW to be called again with the same arrays.
+    """
+    words, stack, state = work.words, work.stack, work.state
+    n_puzzles = givens.shape[0]
+    locked = (rules & RULE_LOCKED) != 0
+    score = (rules & RULE_SCORE) != 0
+    b = state[S_PUZZLE]
+    mode = state[S_MODE]
+    top = state[S_TOP]
+    n_out = state[S_SOLUTIONS]
+    band_due = state[S_QUEUED] & _BAND  # digit-band words to run the band step on
+    stack_due = state[S_QUEUED] >> 27  # digits to run the stack step on
+    spent = 0
+    status = DONE
+    while b < n_puzzles:
+        if mode == MODE_START:
+            for i in range(_PLACED):
+                words[i] = _BAND
+            for band in range(3):
+                words[_PLACED + band] = 0
+            for cell in range(81):
+                v = np.int64(givens[b, cell])
+                if v <= 0:
+                    continue
+                d = v - 1
+                band = cell // 27
+                j = cell - 27 * band
+                x = np.int64(1) << j
+                for e in range(9):
+                    if e != d:
+                        words[3 * e + band] &= ~x
+                words[3 * d + band] &= ~np.int64(table[_PEERS + j])
+                column = _COLUMN << (j % 9)
+                for other in range(3):
+                    if other != band:
+                        words[3 * d + other] &= ~column
+                words[_PLACED + band] |= x
+            band_due = _BAND
+            stack_due = 511
+            top = 0
+            mode = _MODE_PROPAGATE
+        if mode == _MODE_PROPAGATE:
+            if spent >= budget:
+                status = BUDGET
+                break
+            spent += 1
+            nodes[b] += 1
+            ok = True
+            while True:
+                # 1. Band steps.
+                while band_due:
+                    i = _lowest(band_due)
+                    band_due &= band_due - 1
+                    d = i // 3
+                    band = i - 3 * d
+                    f = np.int64(words[i])
+                    pattern = (
+                        table[_SHRINK + (f & 511)]
+                        | table[_SHRINK + ((f >> 9) & 511)] << 3
+                        | table[_SHRINK + (f >> 18)] << 6
+                    )
+                    allowed = table[_MATCH + pattern]
+                    if allowed == 0:
+                        ok = False
+                        break
+                    g = f & table[_SEGMENTS + allowed]
+                    if g != f:
+                        words[i] = g
+                        stack_due |= 1 << d
+                    solo = (
+                        table[_SINGLE + (g & 511)]
+                        | table[_SINGLE + ((g >> 9) & 511)] << 9
+                        | table[_SINGLE + (g >> 18)] << 18
+                    )
+                    new = solo & ~np.int64(words[_PLACED + band])
+                    if new == 0:
+                        continue
+                    words[_PLACED + band] |= new
+                    for e in range(9):
+                        k = 3 * e + band
+                        w = np.int64(words[k])
+                        if e != d and w & new:
+                            words[k] = w & ~new
+                            band_due |= 1 << k
+                            stack_due |= 1 << e
+                    column = ((new | new >> 9 | new >> 18) & 511) * _COLUMN
+                    for other in range(3):
+                        k = 3 * d + other
+                        w = np.int64(words[k])
+                        if other != band and w & column:
+                            words[k] = w & ~column
+                            band_due |= 1 << k
+                if not ok:
+                    break
+                # 2. Stack steps.
+                if locked and stack_due:
+                    d = _lowest(stack_due)
+                    stack_due &= stack_due - 1
+                    folded = 0
+                    for band in range(3):
+                        w = np.int64(words[3 * d + band])
+                        folded |= ((w | w >> 9 | w >> 18) & 511) << (9 * band)
+                    kept = 0
+                    for s in range(3):
+                        x = (folded >> (3 * s)) & 0x1C0E07  # columns 3s..3s+2 of each band
+                        allowed = table[_MATCH + ((x | x >> 6 | x >> 12) & 511)]
+                        if allowed == 0:
+                            ok = False
+                            break
+                        kept |= ((allowed & 7) | (allowed & 0x38) << 6 | (allowed & 0x1C0) << 12) << (3 * s)
+                    if not ok:
+                        break
+                    for band in range(3):
+                        k = 3 * d + band
+                        w = np.int64(words[k])
+                        g = w & (((kept >> (9 * band)) & 511) * _COLUMN)
+                        if g != w:
+                            words[k] = g
+                            band_due |= 1 << k
+                    continue
+                # 3. Naked singles, band by band.
+                for band in range(3):
+                    once = 0
+                    twice = 0
+                    thrice = 0
+                    for d in range(9):
+                        w = np.int64(words[3 * d + band])
+                        thrice |= twice & w
+                        twice |= once & w
+                        once |= w
+                    if once != _BAND:
+                        ok = False
+                        break
+                    words[_BIVALUE + band] = twice & ~thrice
+                    naked = _BAND & ~twice & ~np.int64(words[_PLACED + band])
+                    if naked == 0:
+                        continue
+                    words[_PLACED + band] |= naked
+                    for d in range(9):
+                        k = 3 * d + band
+                        w = np.int64(words[k])
+                        x = w & naked
+                        if x == 0:
+                            continue
+                        gone = 0
+                        y = x
+                        while y:
+                            gone |= table[_PEERS + _lowest(y)]
+                            y &= y - 1
+                        if w & gone:
+                            words[k] = w & ~gone
+                            band_due |= 1 << k
+                            stack_due |= 1 << d
+                        column = ((x | x >> 9 | x >> 18) & 511) * _COLUMN
+                        for other in range(3):
+                            k = 3 * d + other
+                            w = np.int64(words[k])
+                            if other != band and w & column:
+                                words[k] = w & ~column
+                                band_due |= 1 << k
+                                stack_due |= 1 << d
+                if not ok or not (band_due or (locked and stack_due)):
+                    break
+            band_due = 0
+            stack_due = 0
+            mode = _MODE_BRANCH if ok else _MODE_BACKTRACK
+        if mode == _MODE_BRANCH:
+            if words[_PLACED] & words[_PLACED + 1] & words[_PLACED + 2] == _BAND:
+                # Every cell placed: a solution.
+                if keep:
+                    if n_out == out.shape[0]:
+                        status = FLUSH
+                        break
+                    for i in range(27):
+                        w = np.int64(words[i])
+                        base = 27 * (i % 3)
+                        while w:
+                            out[n_out, base + _lowest(w)] = i // 3 + 1
+                            w &= w - 1
+                    owner[n_out] = b
+                    n_out += 1
+                counts[b] += 1
+                if counts[b] >= limit:
+                    done[b] = LIMIT
+                    b += 1
+                    mode = MODE_START
+                    continue
+                mode = _MODE_BACKTRACK
+            else:
+                best_band = -1
+                best_j = 0
+                top_score = -1
+                fewest = 10
+                scored = 0
+                bivalue = (words[_BIVALUE] | words[_BIVALUE + 1] | words[_BIVALUE + 2]) != 0
+                for band in range(3):
+                    if bivalue:
+                        open_cells = np.int64(words[_BIVALUE + band])
+                    else:
+                        open_cells = _BAND & ~np.int64(words[_PLACED + band])
+                    while open_cells:
+                        j = _lowest(open_cells)
+                        open_cells &= open_cells - 1
+                        x = np.int64(1) << j
+                        digits = 0
+                        for d in range(9):
+                            if words[3 * d + band] & x:
+                                digits |= 1 << d
+                        size = _popcount(digits)
+                        if size > fewest:
+                            continue
+                        if size < fewest:
+                            fewest = size
+                            best_band = band
+                            best_j = j
+                            top_score = -1
+                            if not score:
+                                if bivalue:
+                                    break
+                                continue
+                        elif not score:
+                            continue
+                        points = 0
+                        for other in range(3):
+                            near = table[_PEERS + j] if other == band else _COLUMN << (j % 9)
+                            shared = 0
+                            ds = digits
+                            while ds:
+                                shared |= words[3 * _lowest(ds) + other]
+                                ds &= ds - 1
+                            shared &= near
+                            points += _popcount(shared) + 2 * _popcount(shared & words[_BIVALUE + other])
+                        if points > top_score:
+                            top_score = points
+                            best_band = band
+                            best_j = j
+                        scored += 1
+                        if bivalue and scored >= _SCORED:
+                            break
+                    if bivalue and (scored >= _SCORED or (not score and best_band >= 0)):
+                        break
+                if top == stack.shape[0]:
+                    status = GROW
+                    break
+                x = np.int64(1) << best_j
+                d = 0
+                while not words[3 * d + best_band] & x:
+                    d += 1
+                for k in range(_PLACED + 3):
+                    stack[top, k] = words[k]
+                i = 3 * d + best_band
+                stack[top, i] &= ~x
+                stack[top, _PLACED + 3] = i
+                top += 1
+                for e in range(9):
+                    k = 3 * e + best_band
+                    w = np.int64(words[k])
+                    if e != d and w & x:
+                        words[k] = w & ~x
+                        band_due |= 1 << k
+                        stack_due |= 1 << e
+                mode = _MODE_PROPAGATE
+                continue
+        if mode == _MODE_BACKTRACK:
+            if top == 0:
+                done[b] = EXHAUSTED
+                b += 1
+                mode = MODE_START
+                continue
+            # The state under the last guess: the guessed cell without the guessed digit.
+            top -= 1
+            for k in range(_PLACED + 3):
+                words[k] = stack[top, k]
+            i = np.int64(stack[top, _PLACED + 3])
+            band_due = np.int64(1) << i
+            stack_due = np.int64(1) << (i // 3)
+            mode = _MODE_PROPAGATE
+    state[S_PUZZLE] = b
+    state[S_MODE] = mode
+    state[S_TOP] = top
+    state[S_QUEUED] = band_due | stack_due << 27
+    state[S_SOLUTIONS] = n_out
+    return status

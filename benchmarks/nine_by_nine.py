@@ -37,6 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from common import ROOT, SHARED, load_average, machine
 
@@ -144,7 +145,7 @@ def main() -> int:
     pin = _pin()
     program = [*pin, sys.executable, "-m", "sudoku_cp", "solve", "--no-progress"]
     print(f"machine: {machine()}; {' '.join(pin) or 'not pinned'}; repeat {args.repeat} (best kept)")
-    rows: list[dict[str, object]] = []
+    rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
         for key in args.only.split(","):
@@ -193,7 +194,7 @@ def main() -> int:
         "|---|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for row in rows:
-        puzzles, wall, cpu = int(row["puzzles"]), float(row["wall_s"]), float(row["cpu_s"])  # type: ignore[arg-type]
+        puzzles, wall, cpu = int(row["puzzles"]), float(row["wall_s"]), float(row["cpu_s"])
         left_out = f" ({row['failed_runs']} failed runs left out)" if row["failed_runs"] else ""
         lines.append(
             f"| {row['corpus']} | {row['run']}{left_out} | {row['right']:,} | {wall:.2f} "

@@ -119,8 +119,8 @@ def _work(geometry: Geometry, levels: int) -> Work:
 def _work9(levels: int) -> Work9:
     """Fresh 9x9 search state, with a stack of ``levels`` states."""
     return Work9(
-        np.empty(WORDS, np.int32),
-        np.empty((levels, LEVEL_WORDS), np.int32),
+        np.full(WORDS, 0xFFFFFFFF, np.uint32),
+        np.empty((levels, LEVEL_WORDS), np.uint32),
         np.zeros(bitset.STATE_SIZE, np.int64),
     )
 

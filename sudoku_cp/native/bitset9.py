@@ -60,8 +60,9 @@ from .bitset import (
 
 __all__ = ["LEVEL_WORDS", "WORDS", "Work9", "solve_batch9", "tables9"]
 
-#: Words of the state: 27 digit-band words, 3 placed-cell words, 3 bivalue-cell words.
-WORDS = 33
+#: Words of the state: 27 digit-band words, 3 placed-cell words, 3 bivalue-cell words, and 9
+#: folded digit boards known to be left as they are by the stack step (it depends on them alone).
+WORDS = 42
 #: Words of a stacked level: the 30 words of the state and the word index of the guess undone.
 LEVEL_WORDS = 31
 
@@ -69,8 +70,9 @@ _BAND = (1 << 27) - 1  # the 27 cells of a band
 _COLUMN = 0x40201  # column 0 in each row of a band: bits 0, 9, 18
 _PLACED = 27  # words 27..29: placed cells of each band
 _BIVALUE = 30  # words 30..32: cells with two candidates, at the last naked-singles pass
+_STABLE = 33  # words 33..41: for each digit, its columns of each band the stack step last kept
 _SCORED = 8  # bivalue cells scored before a guess, at most (as in the general kernel)
-# The tables, one int32 array: offsets of each 512-entry table and of the band peers.
+# The tables, one uint32 array: offsets of each 512-entry table and of the band peers.
 _SHRINK, _MATCH, _SEGMENTS, _SINGLE, _PEERS = 0, 512, 1024, 1536, 2048
 _MODE_PROPAGATE, _MODE_BRANCH, _MODE_BACKTRACK = 1, 2, 3
 
@@ -78,8 +80,8 @@ _MODE_PROPAGATE, _MODE_BRANCH, _MODE_BACKTRACK = 1, 2, 3
 class Work9(NamedTuple):
     """The 9x9 search's state, all of it resumable.
 
-    ``words`` (WORDS,) int32: the state of the node being searched; ``stack`` (L, LEVEL_WORDS)
-    int32: the states pushed under the guesses (without the guessed digit), each with the index
+    ``words`` (WORDS,) uint32: the state of the node being searched; ``stack`` (L, LEVEL_WORDS)
+    uint32: the states pushed under the guesses (without the guessed digit), each with the index
     of the word that lost it; ``state`` (STATE_SIZE,) int64, its ``S_QUEUED`` slot holding the
     band and stack steps still due (27 + 9 bits) when a budget stopped a node.
     """
@@ -90,7 +92,7 @@ class Work9(NamedTuple):
 
 
 def tables9() -> np.ndarray:
-    """The kernel's lookup tables in one int32 array (see the offsets ``_SHRINK`` ... ``_PEERS``).
+    """The kernel's lookup tables in one uint32 array (see the offsets ``_SHRINK`` ... ``_PEERS``).
 
     For a 9-bit row (3 boxes of 3 cells): ``shrink`` its nonempty boxes (3 bits) and ``single``
     the row itself when it has one cell, else 0.  For a 9-bit pattern of segments (bit 3r + k:
@@ -98,7 +100,7 @@ def tables9() -> np.ndarray:
     matching of rows to boxes (0: none) and ``segments`` their 27 cells in a band word.
     ``peers`` (27): the row and box mates of each cell of a band.
     """
-    table = np.zeros(_PEERS + 27, np.int32)
+    table = np.zeros(_PEERS + 27, np.uint32)
     matchings = [sum(1 << (3 * r + k) for r, k in enumerate(perm)) for perm in permutations(range(3))]
     for bits in range(512):
         table[_SHRINK + bits] = sum(1 << k for k in range(3) if bits >> (3 * k) & 7)
@@ -246,20 +248,23 @@ def solve_batch9(
                     if new == 0:
                         continue
                     words[_PLACED + band] |= new
+                    # The new cells leave the other digits (stores without branches: cheaper than
+                    # mispredicted tests), then the digit leaves their columns in the other bands.
                     for e in range(9):
                         k = 3 * e + band
                         w = np.int64(words[k])
-                        if e != d and w & new:
-                            words[k] = w & ~new
-                            band_due |= 1 << k
-                            stack_due |= 1 << e
+                        hit = (w & new) if e != d else 0
+                        words[k] = w ^ hit
+                        band_due |= np.int64(hit != 0) << k
+                        stack_due |= np.int64(hit != 0) << e
                     column = ((new | new >> 9 | new >> 18) & 511) * _COLUMN
                     for other in range(3):
                         k = 3 * d + other
                         w = np.int64(words[k])
-                        if other != band and w & column:
-                            words[k] = w & ~column
-                            band_due |= 1 << k
+                        hit = (w & column) if other != band else 0
+                        words[k] = w ^ hit
+                        band_due |= np.int64(hit != 0) << k
+                        stack_due |= np.int64(hit != 0) << d
                 if not ok:
                     break
                 # 2. Stack steps.
@@ -270,6 +275,8 @@ def solve_batch9(
                     for band in range(3):
                         w = np.int64(words[3 * d + band])
                         folded |= ((w | w >> 9 | w >> 18) & 511) << (9 * band)
+                    if folded == words[_STABLE + d]:
+                        continue
                     kept = 0
                     for s in range(3):
                         x = (folded >> (3 * s)) & 0x1C0E07  # columns 3s..3s+2 of each band
@@ -280,6 +287,7 @@ def solve_batch9(
                         kept |= ((allowed & 7) | (allowed & 0x38) << 6 | (allowed & 0x1C0) << 12) << (3 * s)
                     if not ok:
                         break
+                    words[_STABLE + d] = folded & kept
                     for band in range(3):
                         k = 3 * d + band
                         w = np.int64(words[k])

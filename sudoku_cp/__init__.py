@@ -41,27 +41,86 @@ A few lines to start::
     sc.count_solutions(sc.parse_grid("." * 16), "dlx").count   # 288
 """
 
-from .api import BackendOptions, CountResult, PuzzleResult, count_solutions, solve, solve_items
-from .backends.base import Backend, BackendError, BatchBackend, SearchResult
-from .backends.registry import make_backend
-from .cnf.sudoku import AmoEncoding, CnfEncoding, SudokuCnf, encode_cnf
-from .errors import SudokuCpError
-from .exact_cover import ExactCoverModel, build_exact_cover
-from .formats import (
-    GridFormat,
-    ParseError,
-    PuzzleItem,
-    format_ints,
-    format_line,
-    format_pretty,
-    grid_to_json,
-    parse_grid,
-    parse_puzzles,
-)
-from .geometry import Geometry, GeometryError, geometry_for_size
-from .grid import Grid
-from .outcome import Status
-from .verify import VerificationError, check_solution, solution_problem
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names below, for type checkers; at run time each is imported on first use
+    from .api import BackendOptions, CountResult, PuzzleResult, count_solutions, solve, solve_items
+    from .backends.base import Backend, BackendError, BatchBackend, SearchResult
+    from .backends.registry import make_backend
+    from .cnf.sudoku import AmoEncoding, CnfEncoding, SudokuCnf, encode_cnf
+    from .errors import SudokuCpError
+    from .exact_cover import ExactCoverModel, build_exact_cover
+    from .formats import (
+        GridFormat,
+        ParseError,
+        PuzzleItem,
+        format_ints,
+        format_line,
+        format_pretty,
+        grid_to_json,
+        parse_grid,
+        parse_puzzles,
+    )
+    from .geometry import Geometry, GeometryError, geometry_for_size
+    from .grid import Grid
+    from .outcome import Status
+    from .verify import VerificationError, check_solution, solution_problem
+
+#: Where each public name lives.  ``import sudoku_cp`` stays cheap (the command line starts fast);
+#: ``sudoku_cp.solve`` imports the engine the first time it is asked for.
+_HOMES = {
+    "AmoEncoding": ".cnf.sudoku",
+    "Backend": ".backends.base",
+    "BackendError": ".backends.base",
+    "BackendOptions": ".api",
+    "BatchBackend": ".backends.base",
+    "CnfEncoding": ".cnf.sudoku",
+    "CountResult": ".api",
+    "ExactCoverModel": ".exact_cover",
+    "Geometry": ".geometry",
+    "GeometryError": ".geometry",
+    "Grid": ".grid",
+    "GridFormat": ".formats",
+    "ParseError": ".formats",
+    "PuzzleItem": ".formats",
+    "PuzzleResult": ".api",
+    "SearchResult": ".backends.base",
+    "Status": ".outcome",
+    "SudokuCnf": ".cnf.sudoku",
+    "SudokuCpError": ".errors",
+    "VerificationError": ".verify",
+    "build_exact_cover": ".exact_cover",
+    "check_solution": ".verify",
+    "count_solutions": ".api",
+    "encode_cnf": ".cnf.sudoku",
+    "format_ints": ".formats",
+    "format_line": ".formats",
+    "format_pretty": ".formats",
+    "geometry_for_size": ".geometry",
+    "grid_to_json": ".formats",
+    "make_backend": ".backends.registry",
+    "parse_grid": ".formats",
+    "parse_puzzles": ".formats",
+    "solution_problem": ".verify",
+    "solve": ".api",
+    "solve_items": ".api",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'sudoku_cp' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))
+
 
 __all__ = [
     "AmoEncoding",

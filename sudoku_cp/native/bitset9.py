@@ -219,10 +219,13 @@ def solve_batch9(
             nodes[b] += 1
             ok = True
             while True:
-                # 1. Band steps.
-                while band_due:
-                    i = _lowest(band_due)
-                    band_due &= band_due - 1
+                # 1. Band steps, a batch at a time: the next word to read does not wait for this one's
+                # outcome, so the processor overlaps consecutive steps.
+                todo = band_due
+                band_due = 0
+                while todo:
+                    i = _lowest(todo)
+                    todo &= todo - 1
                     d = i // 3
                     band = i - 3 * d
                     f = np.int64(words[i])
@@ -267,6 +270,8 @@ def solve_batch9(
                         stack_due |= np.int64(hit != 0) << d
                 if not ok:
                     break
+                if band_due:
+                    continue
                 # 2. Stack steps.
                 if locked and stack_due:
                     d = _lowest(stack_due)
@@ -382,8 +387,7 @@ def solve_batch9(
                         x = np.int64(1) << j
                         digits = 0
                         for d in range(9):
-                            if words[3 * d + band] & x:
-                                digits |= 1 << d
+                            digits |= ((np.int64(words[3 * d + band]) >> j) & 1) << d
                         size = _popcount(digits)
                         if size > fewest:
                             continue

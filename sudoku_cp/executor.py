@@ -29,7 +29,7 @@ import os
 import pickle
 import signal
 import socket
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -91,7 +91,7 @@ def run_ordered(
     executor: Executor | None = None,
     *,
     notice: Callable[[str], None] | None = None,
-) -> Iterator[R]:
+) -> Generator[R, None, None]:
     """Every chunk's results, in chunk order, run where ``executor`` says.
 
     ``notice`` receives one-line messages for the user (the Dask dashboard address).  Closing the
@@ -107,7 +107,7 @@ def run_ordered(
     return _run_here(work, chunks)
 
 
-def _run_here(work: Work[C, R], chunks: Iterable[C]) -> Iterator[R]:
+def _run_here(work: Work[C, R], chunks: Iterable[C]) -> Generator[R, None, None]:
     if work.setup is not None:
         _prepare(work.setup, work.setup_args)
     for chunk in chunks:
@@ -186,7 +186,7 @@ class _Reorder(Generic[C, R]):
         return self.sent - self.next
 
 
-def _run_local(work: Work[C, R], chunks: Iterable[C], executor: Executor) -> Iterator[R]:
+def _run_local(work: Work[C, R], chunks: Iterable[C], executor: Executor) -> Generator[R, None, None]:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
@@ -301,7 +301,7 @@ def _client(executor: Executor, notice: Callable[[str], None] | None) -> tuple[A
 
 def _run_dask(
     work: Work[C, R], chunks: Iterable[C], executor: Executor, client: Any, cluster: Any
-) -> Iterator[R]:
+) -> Generator[R, None, None]:
     from distributed import as_completed
 
     finished = False

@@ -533,3 +533,40 @@ def test_every_shared_satlib_file_verifies(capsys: pytest.CaptureFixture[str], n
         assert report["agree"] is True, report
         assert report["formula_satisfiable"] is (not path.name.startswith("uuf")), path
     assert code == 0
+
+
+# ---------------------------------------------------------------------------- on the executor
+
+
+def _reports(text: str) -> list[dict[str, object]]:
+    reports = [json.loads(line) for line in text.splitlines()]
+    for report in reports:
+        report.pop("seconds", None)
+    return reports
+
+
+def test_verify_on_worker_processes_gives_the_same_reports_in_order(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, small_sat: str, small_unsat: str
+) -> None:
+    bad = write(tmp_path / "bad.cnf", "p cnf 3 1\n1 x 0\n")
+    files = [small_sat, bad, small_unsat, small_sat]
+    code, out, err = run(capsys, "reduce", "--verify", *files, "--json")
+    assert code == 2 and err == ""
+    reports = _reports(out)
+    assert [r["index"] for r in reports] == [0, 1, 2, 3] and [r["formula"] for r in reports] == files
+    code2, out2, _ = run(capsys, "reduce", "--verify", *files, "--json", "--jobs", "2")
+    assert code2 == 2 and _reports(out2) == reports
+
+
+def test_verify_resumes_an_interrupted_results_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, small_sat: str, small_unsat: str
+) -> None:
+    files = [small_sat, small_unsat, small_sat]
+    whole, cut = tmp_path / "whole.jsonl", tmp_path / "cut.jsonl"
+    assert run(capsys, "reduce", "--verify", *files, "--json", "--output-file", str(whole))[:2] == (0, "")
+    text = whole.read_text()
+    cut.write_text(text[: text.index("\n") + 20])  # the first report and a cut second one
+    again = run(capsys, "reduce", "--verify", *files, "--json", "--output-file", str(cut), "--resume")
+    assert again[:2] == (0, "") and _reports(cut.read_text()) == _reports(text)
+    code, _, err = run(capsys, "reduce", "--verify", *files, "--output-file", str(cut), "--resume")
+    assert code == 2 and "--resume needs --json" in assert_one_line_error(err)

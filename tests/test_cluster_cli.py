@@ -157,7 +157,13 @@ WITHOUT_DASK = (
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize(
     "argv",
-    [["verify", "--backend", "dlx"], ["nishio", "--all-digits", "--json", "--puzzle"], ["rate"], ["explain"]],
+    [
+        ["verify", "--backend", "dlx"],
+        ["nishio", "--all-digits", "--json", "--puzzle"],
+        ["rate"],
+        ["explain"],
+        ["reduce", "--verify"],
+    ],
     ids=lambda argv: argv[0],
 )
 def test_cluster_local_without_dask_is_one_line_naming_the_extra(mixed: Path, argv: list[str]) -> None:

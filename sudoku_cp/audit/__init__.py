@@ -118,7 +118,7 @@ def audit(
     spread = [
         executor is not None and executor.parallel and isinstance(solver, BackendSolver) for solver in solvers
     ]
-    remote: Iterator[RunResult] | None = None
+    remote: Generator[RunResult, None, None] | None = None
     if any(spread):
 
         def chunks() -> Iterator[AuditChunk]:
@@ -165,8 +165,7 @@ def audit(
                 finally:
                     solver.close()
         finally:
-            close = getattr(remote, "close", None)
-            if close is not None:
-                close()  # stops what is still out on the workers
+            if remote is not None:
+                remote.close()  # stops what is still out on the workers
 
     return results()

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SudokuCpError
 from ..formats import ParseError, json_dumps, read_text
+from ..reduction.batch import FormulaSource
 from ..reduction.formula import Formula, parse_dimacs
 from ..reduction.gadgets import FILLS
 from ..reduction.random3sat import random_3sat
 from . import common
 from .common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN, CliError
+from .results_file import BatchOutput, add_results_file_options
 
 if TYPE_CHECKING:
     from ..reduction.construction import Reduction
@@ -49,7 +49,11 @@ Modes:
                    found, map the formula's model to a placement; with --nonempty also decide
                    whether witness cells lie in S' (both methods) and decode a placement through
                    one.  Exit 0 only if all agree.  Several FORMULA files give one result each
-                   (JSON Lines with --json); a bad file is reported and the others go on.
+                   (JSON Lines with --json, each with index, the file's place from 0); a bad
+                   file is reported and the others go on.  Each formula is a chunk of work,
+                   here, on --jobs N local processes or on a Dask cluster (--cluster);
+                   --output-file FILE writes the results to FILE, and with --json --resume
+                   continues an interrupted FILE (the formulas it holds are skipped)
 
 examples:
   sudoku-cp reduce formula.cnf -o inst.nishio --meta inst.json
@@ -59,6 +63,7 @@ examples:
   sudoku-cp reduce --decode inst.json model.txt          # the solver's placement, decoded and checked
   sudoku-cp reduce --verify formula.cnf --json
   sudoku-cp reduce --verify satlib/uf20-91/*.cnf --time-limit 60 --json
+  sudoku-cp reduce --verify satlib/*/*.cnf --json --jobs 2 --output-file runs.jsonl --resume
   sudoku-cp reduce formula.cnf --svg layout.svg --fill minimal
 
 exit codes:
@@ -114,34 +119,27 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--time-limit", type=common.seconds, metavar="SECONDS", help="time limit for each solve"
     )
     parser.add_argument("--json", action="store_true", help="JSON output (JSON Lines for several formulas)")
+    add_results_file_options(parser, short=False)
+    common.add_executor_options(parser, "--verify over many formulas")
     parser.set_defaults(run=run)
 
 
 # ------------------------------------------------------------------------------------------ input
 
 
-@dataclass(frozen=True, slots=True)
-class _Source:
-    """One formula to work on, or the one-line reason it could not be read."""
-
-    name: str
-    formula: Formula | None
-    error: str | None = None
-
-
-def _read_formula(path: str) -> _Source:
+def _read_formula(path: str) -> FormulaSource:
     name = "<stdin>" if path == "-" else path
     try:
-        return _Source(name, parse_dimacs(read_text(path)))
+        return FormulaSource(name, parse_dimacs(read_text(path)))
     except ParseError as error:  # reading errors (no line) name the file already
-        return _Source(
+        return FormulaSource(
             name, None, str(error) if error.line is None and name in str(error) else f"{name}: {error}"
         )
     except OSError as error:
-        return _Source(name, None, f"{name}: {error.strerror or error}")
+        return FormulaSource(name, None, f"{name}: {error.strerror or error}")
 
 
-def _sources(args: argparse.Namespace) -> list[_Source]:
+def _sources(args: argparse.Namespace) -> list[FormulaSource]:
     random_given = args.random_vars is not None or args.clauses is not None
     if random_given:
         if args.formulas:
@@ -151,7 +149,7 @@ def _sources(args: argparse.Namespace) -> list[_Source]:
         kind = "planted " if args.planted else ""
         name = f"random {kind}3-SAT ({args.random_vars} variables, {args.clauses} clauses, seed {args.seed})"
         formula = random_3sat(args.random_vars, args.clauses, args.seed, planted=args.planted)
-        return [_Source(name, formula)]
+        return [FormulaSource(name, formula)]
     if args.planted:
         raise CliError("--planted needs --random-vars and --clauses")
     if not args.formulas:
@@ -303,31 +301,6 @@ def _decode(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------------------- verify
 
 
-def _verify_items(
-    sources: list[_Source], args: argparse.Namespace
-) -> Iterator[tuple[dict[str, object], int]]:
-    from ..nishio.api import NishioDisagreement
-    from ..reduction.check import verify_reduction
-
-    for source in sources:
-        head: dict[str, Any] = {"formula": source.name}
-        if source.formula is None:
-            yield {**head, "status": "invalid", "agree": False, "error": source.error}, EXIT_BAD_INPUT
-            continue
-        try:
-            report = verify_reduction(
-                source.formula,
-                nonempty=args.nonempty,
-                fill=args.fill,
-                time_limit=args.time_limit,
-                closure=args.closure,
-            )
-        except NishioDisagreement as error:
-            yield {**head, "status": "disagree", "agree": False, "problems": [str(error)]}, EXIT_UNKNOWN
-            continue
-        yield {**head, **report}, EXIT_OK if report["agree"] else EXIT_UNKNOWN
-
-
 def _human(report: dict[str, Any]) -> str:
     """A few readable lines for one verification report."""
     name = report["formula"]
@@ -377,20 +350,36 @@ def _human(report: dict[str, Any]) -> str:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from ..reduction.batch import VerifyOptions, verify_formulas
+
     if args.out or args.meta or args.svg or args.write_formula:
         raise CliError("--verify writes no files; build the instance without --verify")
+    output = BatchOutput(args.output_file, args.resume, args.json)
     sources = _sources(args)
-    codes = []
-    for report, code in _verify_items(sources, args):
-        if args.json:
-            common.out(json_dumps(report))
-        elif code == EXIT_BAD_INPUT:
-            common.error(str(report["error"]))
-        else:
-            common.out(_human(report))
-        sys.stdout.flush()
-        codes.append(code)
+    codes = [_code(obj) for obj in output.answered()]
+    options = VerifyOptions(args.nonempty, args.fill, args.time_limit, args.closure)
+    reports = verify_formulas(
+        sources, options, executor=common.executor(args), skip=output.done, notice=common.notice
+    )
+    with output.writing(reports, len(sources) - len(output.done), "verifying", enabled=False) as (write, _):
+        for report in reports:
+            code = _code(report)
+            if args.json:
+                write(json_dumps(report))
+            elif code == EXIT_BAD_INPUT:
+                common.error(str(report["error"]))
+            else:
+                write(_human(report))
+            sys.stdout.flush()  # each formula takes a while: show its report at once
+            codes.append(code)
     return common.worst_exit(codes)
+
+
+def _code(report: dict[str, Any]) -> int:
+    """The exit code of one formula's report."""
+    if report["status"] == "invalid":
+        return EXIT_BAD_INPUT
+    return EXIT_OK if report.get("agree") else EXIT_UNKNOWN
 
 
 def run(args: argparse.Namespace) -> int:

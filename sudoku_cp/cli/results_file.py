@@ -29,10 +29,11 @@ class ResultsFileError(SudokuCpError):
     """An output file that cannot be written or resumed."""
 
 
-def add_results_file_options(parser: argparse.ArgumentParser) -> None:
-    """``-o/--output-file FILE`` and ``--resume`` for a batch command with ``--json``."""
+def add_results_file_options(parser: argparse.ArgumentParser, *, short: bool = True) -> None:
+    """``-o/--output-file FILE`` and ``--resume`` for a batch command with ``--json`` (without
+    ``-o`` when ``short`` is False: a command whose -o names another file)."""
     parser.add_argument(
-        "-o",
+        *(["-o"] if short else []),
         "--output-file",
         metavar="FILE",
         help="write the JSON Lines to FILE (flushed line by line) instead of standard output",
@@ -129,6 +130,10 @@ class BatchOutput:
         self.path = path
         self.file = open_results_file(path, resume=True) if resume and path is not None else None
         self.done: set[int] = self.file.done if self.file is not None else set()
+
+    def statuses(self) -> Counter[str]:
+        """How many results of each status a resumed file holds (empty for a fresh one)."""
+        return Counter(self.file.statuses) if self.file is not None else Counter()
 
     def answered(self) -> Iterator[dict[str, Any]]:
         """The result objects a resumed file holds, in order: what the summary counts too."""

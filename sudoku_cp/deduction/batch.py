@@ -486,9 +486,7 @@ def _batch(
             yield from first
             yield from results
         finally:
-            close = getattr(results, "close", None)
-            if close is not None:
-                close()  # stops what is still out on the workers
+            results.close()  # stops what is still out on the workers
 
     return ordered()
 

@@ -303,14 +303,4 @@ def answer_puzzles(
 
         ask = NishioAsk(method_name(ask.method), ask.count, ask.count_limit, ask.time_limit, ask.json_lines)
     chunks = _chunks(items, len(items), digits, ask, skip)
-    return _closing(run_ordered(_WORK, chunks, executor, notice=notice))
-
-
-def _closing(answers: Iterator[PuzzleAnswers]) -> Generator[PuzzleAnswers, None, None]:
-    """The answers as a generator whose close stops what is still out on the workers."""
-    try:
-        yield from answers
-    finally:
-        close = getattr(answers, "close", None)
-        if close is not None:
-            close()
+    return run_ordered(_WORK, chunks, executor, notice=notice)

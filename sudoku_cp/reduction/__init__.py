@@ -8,6 +8,7 @@
 * ``metadata``: the JSON record of a reduction, written and read back (checked);
 * ``decode``: assignments to placements and back, checked;
 * ``check``: ``verify_reduction``, both sides decided and decoded both ways;
+* ``batch``: ``verify_formulas``, many formulas verified in chunks on an executor;
 * ``svg``: a picture of the layout; ``errors``: ``ReductionError`` and ``MetadataError``.
 """
 

@@ -8,6 +8,8 @@
   seeded), e.g. ``acs:bve=0,ants=20`` (see ``acs_backend.parse_acs_settings``);
 * ``hill`` or ``hill:<settings>``: hill climbing with greedy start and random restarts
   (incomplete; seeded), e.g. ``hill:shuffle_digits=0`` (see ``hill_backend.parse_hill_settings``);
+* ``ils`` or ``ils:<settings>``: iterated local search with constraint programming (incomplete;
+  seeded), e.g. ``ils:tenure=3,strength=2`` (see ``ils_backend.parse_ils_settings``);
 * a DIMACS solver program is chosen with ``--solver-cmd`` (``program_backend``).
 """
 
@@ -33,6 +35,8 @@ BACKEND_NAMES = (
     "acs:<settings>",
     "hill",
     "hill:<settings>",
+    "ils",
+    "ils:<settings>",
 )
 
 
@@ -92,6 +96,10 @@ def make_backend(
         from .hill_backend import HillBackend, parse_hill_settings
 
         return HillBackend(parse_hill_settings(variant), seed=seed)
+    if family == "ils":
+        from .ils_backend import IlsBackend, parse_ils_settings
+
+        return IlsBackend(parse_ils_settings(variant), seed=seed)
     raise BackendError(f"unknown backend {spec!r}: choose one of {', '.join(BACKEND_NAMES)}")
 
 

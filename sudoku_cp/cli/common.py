@@ -142,6 +142,12 @@ backends (--backend):
                    stall_limit, post_swap, shuffle_digits (0: ascending greedy order),
                    max_restarts, max_iterations (none: no cap; without --time-limit
                    restarts stop at 100000 unless set), e.g. hill:shuffle_digits=0
+  ils              iterated local search with constraint programming (Musliu & Winter):
+                   propagation, boxes filled inside the domains, min-conflicts tabu swaps,
+                   box re-fill perturbations (incomplete: finds one solution or says unknown;
+                   --seed); ils:<key=value,...> sets tenure, stall_limit, perturbation (refill
+                   or swap), strength, restart_after, domain_fill, domain_swaps, max_iterations
+                   (without --time-limit 20000000 unless set), e.g. ils:tenure=3,strength=2
   --solver-cmd CMD any DIMACS SAT program, e.g. "cadical -q", "kissat -q", "minisat";
                    {cnf} and {out} in CMD stand for the CNF file and a result file"""
 

@@ -76,7 +76,8 @@ ACS_VARIANTS = {
     "ACS code-q0 no BVE": "acs:rule=code,bve=0",
 }
 EXACT = {"BS": "backtrack", "DLX": "dlx", "SAT": "pysat", "CP-SAT": "cpsat"}
-GENERAL_SOLVERS = ("ACS", "ACS no BVE", "ACS code-q0", "BS", "DLX", "SAT", "CP-SAT")
+LOCAL = {"ILS": "ils"}  # Musliu & Winter's iterated local search, the paper's fourth algorithm
+GENERAL_SOLVERS = ("ACS", "ACS no BVE", "ACS code-q0", "ILS", "BS", "DLX", "SAT", "CP-SAT")
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,15 +112,15 @@ def solve_once(backend: Backend, puzzle: Grid, time_limit: float) -> Run:
 
 
 def backend(name: str, seed: int = 0) -> Backend:
-    """The backend of a column name (ACS variants or exact solvers)."""
-    spec = ACS_VARIANTS.get(name) or EXACT[name]
+    """The backend of a column name (ACS variants, ILS or exact solvers)."""
+    spec = ACS_VARIANTS.get(name) or LOCAL.get(name) or EXACT[name]
     return make_backend(spec, seed=seed)
 
 
 def warm_up() -> None:
     """Compile the numba kernels and load the solvers before anything is timed."""
     puzzle = parse_grid((SHARED / "logic-solvable" / "aiescargot.txt").read_text())
-    for name in (*ACS_VARIANTS, *EXACT):
+    for name in (*ACS_VARIANTS, *LOCAL, *EXACT):
         solve_once(backend(name), puzzle, 30.0)
 
 

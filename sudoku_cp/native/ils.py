@@ -232,20 +232,27 @@ def build_model(puzzle: Grid) -> IlsModel | None:
 
     The givens must not clash (callers check).  Grids up to 64 x 64 (the propagation's bitsets).
     """
-    n = puzzle.n
     start = propagate_grid(puzzle)
-    if start.contradiction:
-        return None
-    masks = start.masks
+    return None if start.contradiction else _model_of(puzzle.geometry, start.masks)
+
+
+def _fixed_digits(masks: np.ndarray, n: int) -> np.ndarray:
+    """Flat 0-based digits of the cells with one candidate, -1 elsewhere."""
     single = (masks & (masks - _ONE)) == 0
-    fixed = np.where(single, masks_to_values(masks, n).reshape(-1).astype(np.int64) - 1, -1)
-    layout = box_layout(puzzle.geometry, (fixed + 1).reshape(n, n))
-    box = np.asarray(puzzle.geometry.box_of_cell, dtype=np.int64)
+    return np.where(single, masks_to_values(masks, n).reshape(-1).astype(np.int64) - 1, -1)
+
+
+def _model_of(geometry: Geometry, masks: np.ndarray) -> IlsModel:
+    """The model of a puzzle whose propagated candidates are ``masks`` (no empty cell)."""
+    n = geometry.n
+    fixed = _fixed_digits(masks, n)
+    layout = box_layout(geometry, (fixed + 1).reshape(n, n))
+    box = np.asarray(geometry.box_of_cell, dtype=np.int64)
     ptr = layout.box_ptr
     slot = np.full(n * n, -1, dtype=np.int64)
     slot[layout.box_cells] = np.arange(layout.box_cells.size) - ptr[box[layout.box_cells]]
     return IlsModel(
-        puzzle.geometry,
+        geometry,
         fixed,
         np.array(masks, dtype=np.uint64),  # a writable copy: numba compiles read-only arrays apart
         layout,
@@ -659,13 +666,15 @@ def ils_solve(
     """
     params = params or IlsParameters()
     deadline = Deadline(time_limit)
-    model = build_model(puzzle)
-    if model is None:
+    start = propagate_grid(puzzle)
+    if start.contradiction:
         return IlsResult(None, True, False, 0, 0, 0, 0, 0, 0, deadline.elapsed())
     n = puzzle.n
-    if model.open_cells == 0:
-        fixed = (model.fixed.reshape(n, n) + 1).astype(np.int16)
-        return IlsResult(fixed, False, False, 0, 0, 0, 0, 0, 0, deadline.elapsed())
+    fixed = _fixed_digits(start.masks, n)
+    if fixed.min() >= 0:  # propagation alone solved it: no model to build
+        grid = (fixed.reshape(n, n) + 1).astype(np.int16)
+        return IlsResult(grid, False, False, 0, 0, 0, 0, 0, 0, deadline.elapsed())
+    model = _model_of(puzzle.geometry, start.masks)
     searcher = _Searcher(model, params, seed)
     status, timed_out = ChunkBudget(deadline, 64, _MIN_BUDGET, _MAX_BUDGET, _CHUNK_SECONDS).run(searcher.run)
     found = (searcher.work.grid.reshape(n, n) + 1).astype(np.int16) if status == _SOLVED else None

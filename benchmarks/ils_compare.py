@@ -1,0 +1,214 @@
+"""ILS (Musliu & Winter) against the other local searches, hill and ACS, on the ant colony instances.
+
+    .venv/bin/python benchmarks/ils_compare.py [--sizes 9,16] [--sample N] [--timeouts 5,20]
+                                               [--sweep] [--skip-compare]
+
+Part 1: the general instances of Lloyd & Amos (``shared/data/acs/general``, 5 per size and
+fixed-cell fraction), the first ``--sample`` of each fraction, one seeded run per instance and
+solver (seed = instance index), with the ant colony paper's timeouts (5 s for 9x9, 20 s for
+16x16; ``--timeouts`` for others).  Per fraction: how many runs solved, and the median CPU
+seconds over all runs (a timeout counts as the time it ran).  Every solution is checked by the
+backend; an unsolved run is *unknown*, never "no solution".
+Part 2 (``--sweep``): the choices of ``sudoku_cp/native/ils.py`` that the paper does not fix
+(tenure, stall limit, perturbation kind and strength, restarts, domains), one setting changed at
+a time from the defaults, measured in iterations under an iteration cap, so the figures do not
+depend on the machine's load: the six hard named 9x9 instances (10 seeds each), eight random
+16x16 puzzles at 45 % fixed cells (3 seeds) and the 25x25 general instances at 40 and 45 % (one
+seed).  Raw results go to ``benchmarks/results/ils_compare.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import statistics
+import sys
+import time
+
+import numpy as np
+from common import ROOT, SHARED, load_average, machine
+
+from sudoku_cp.backends.ils_backend import parse_ils_settings
+from sudoku_cp.backends.registry import make_backend
+from sudoku_cp.formats import parse_grid
+from sudoku_cp.generate import blank_cells, random_solution
+from sudoku_cp.geometry import Geometry
+from sudoku_cp.grid import Grid
+from sudoku_cp.native.ils import ils_solve
+
+ACS = SHARED / "acs"
+RESULTS = ROOT / "benchmarks" / "results"
+SOLVERS = {"ILS": "ils", "hill": "hill", "ACS": "acs"}
+PAPER_TIMEOUT = {9: 5.0, 16: 20.0, 25: 120.0}
+HARD_NAMED = ("aiescargot", "platinumblond", "goldennugget", "reddwarf", "coly013", "tarx0134")
+# Part 2: one change from the defaults per row.
+SWEEP = (
+    "",
+    "tenure=0",
+    "tenure=3",
+    "tenure=10",
+    "stall_limit=100",
+    "stall_limit=300",
+    "stall_limit=3000",
+    "strength=2",
+    "perturbation=swap,strength=5",
+    "restart_after=20",
+    "domain_swaps=1",
+    "domain_fill=0",
+)
+SWEEP_CAP = 2_000_000
+
+
+def _emit(*lines: str) -> None:
+    print(*lines, sep="\n", flush=True)
+
+
+def _instances(size: int, fraction: int, sample: int) -> list[Grid]:
+    files = sorted(ACS.glob(f"general/inst{size}x{size}_{fraction}_*.txt"))[:sample]
+    return [parse_grid(path.read_text()) for path in files]
+
+
+def _run(spec: str, puzzle: Grid, seed: int, timeout: float) -> tuple[bool, float]:
+    """Solved or not, and CPU seconds, of one backend search (its answer checked by the backend)."""
+    backend = make_backend(spec, seed=seed)
+    began = time.process_time()
+    found = backend.search(puzzle, 1, timeout)
+    return found.count == 1, time.process_time() - began
+
+
+def compare(sizes: list[int], sample: int, timeouts: dict[int, float]) -> dict[str, object]:
+    """Part 1: success and median CPU time per fixed-cell fraction, for every solver."""
+    warm = _instances(9, 45, 1)[0]
+    for spec in SOLVERS.values():
+        _run(spec, warm, 0, 30.0)
+    raw: dict[str, object] = {}
+    for size in sizes:
+        timeout = timeouts[size]
+        _emit(
+            "",
+            f"### {size}x{size}: {sample} instances per fraction, timeout {timeout:g} s, "
+            f"median CPU s over all runs (load at start {load_average()})",
+            "",
+            "| fixed % | " + " | ".join(f"{name} solved | {name} median s" for name in SOLVERS) + " |",
+            "|---:|" + "---:|---:|" * len(SOLVERS),
+        )
+        totals = {name: [0, 0, 0.0] for name in SOLVERS}
+        per_size: dict[str, object] = {}
+        for fraction in range(0, 101, 5):
+            puzzles = _instances(size, fraction, sample)
+            if not puzzles:
+                continue
+            cells = [f"{fraction}"]
+            per_fraction = {}
+            for name, spec in SOLVERS.items():
+                runs = [_run(spec, puzzle, index, timeout) for index, puzzle in enumerate(puzzles)]
+                solved = sum(ok for ok, _ in runs)
+                median = statistics.median(seconds for _, seconds in runs)
+                cells += [f"{solved}/{len(runs)}", f"{median:.4f}" if median < 1 else f"{median:.2f}"]
+                totals[name][0] += solved
+                totals[name][1] += len(runs)
+                totals[name][2] += sum(seconds for _, seconds in runs)
+                per_fraction[name] = runs
+            per_size[str(fraction)] = per_fraction
+            _emit("| " + " | ".join(cells) + " |")
+        raw[str(size)] = per_size
+        _emit(
+            "",
+            *(
+                f"* {size}x{size} {name}: {s}/{n} solved ({100 * s / n:.0f} %), {cpu:.1f} CPU s in all"
+                for name, (s, n, cpu) in totals.items()
+            ),
+            f"* load at the end: {load_average()}",
+        )
+    return raw
+
+
+# ---------------------------------------------------------------------------------------- Part 2
+
+
+def _sweep_sets() -> dict[str, list[tuple[Grid, int]]]:
+    """(puzzle, seed) runs of each instance set of the sweep."""
+    hard = [parse_grid((ACS / "logic-solvable" / f"{name}.txt").read_text()) for name in HARD_NAMED]
+    rng = np.random.default_rng(2024)
+    random16 = [blank_cells(random_solution(Geometry(4, 4), rng), 0.55, rng) for _ in range(8)]
+    big = _instances(25, 40, 5) + _instances(25, 45, 5)
+    return {
+        "hard 9x9 (6 x 10 seeds)": [(p, s) for p in hard for s in range(10)],
+        "random 16x16 45 % (8 x 3 seeds)": [(p, s) for p in random16 for s in range(3)],
+        "25x25 40-45 % (10 x 1 seed)": [(p, 1) for p in big],
+    }
+
+
+def sweep() -> dict[str, object]:
+    """Part 2: each setting's solved runs and median iterations under ``SWEEP_CAP``."""
+    sets = _sweep_sets()
+    _emit(
+        "",
+        f"### ILS settings, one change from the defaults; iterations under a cap of {SWEEP_CAP:,} "
+        f"(load at start {load_average()})",
+        "",
+        "| settings | " + " | ".join(f"{name}: solved | median it | 3rd quartile it" for name in sets) + " |",
+        "|---|" + "---:|---:|---:|" * len(sets),
+    )
+    raw: dict[str, object] = {}
+    for text in SWEEP:
+        params = dataclasses.replace(parse_ils_settings(text), max_iterations=SWEEP_CAP)
+        cells = [text or "defaults"]
+        raw[text or "defaults"] = per = {}
+        for name, runs in sets.items():
+            counts = []
+            for puzzle, seed in runs:
+                result = ils_solve(puzzle, params, seed=seed)
+                counts.append(result.iterations if result.solved else math.inf)
+            ordered = sorted(counts)
+            solved = sum(c < math.inf for c in counts)
+            cells += [
+                f"{solved}/{len(counts)}",
+                _it(statistics.median(ordered)),
+                _it(ordered[3 * len(ordered) // 4]),
+            ]
+            per[name] = [c if c < math.inf else None for c in counts]
+        _emit("| " + " | ".join(cells) + " |")
+    _emit("", f"* load at the end: {load_average()}")
+    return raw
+
+
+def _it(value: float) -> str:
+    return "cap" if value == math.inf else f"{value:,.0f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the parts asked for and print Markdown tables; raw results to benchmarks/results."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", default="9,16", help="general instance sizes (default 9,16)")
+    parser.add_argument("--sample", type=int, default=5, help="instances per fraction (default all 5)")
+    parser.add_argument("--timeouts", default=None, help="seconds per size, e.g. 5,20 (default the paper's)")
+    parser.add_argument("--sweep", action="store_true", help="also measure the ILS settings (part 2)")
+    parser.add_argument("--skip-compare", action="store_true", help="only part 2")
+    args = parser.parse_args(argv)
+    if not ACS.exists():
+        print(f"corpus absent: {ACS} (this benchmark reads ../shared/data in place)", file=sys.stderr)
+        return 2
+    sizes = [int(s) for s in args.sizes.split(",")]
+    timeouts = dict(PAPER_TIMEOUT)
+    if args.timeouts:
+        timeouts.update(zip(sizes, (float(t) for t in args.timeouts.split(",")), strict=True))
+    _emit(f"machine: {machine()}", f"load average at start: {load_average()}")
+    began = time.perf_counter()
+    raw: dict[str, object] = {"machine": machine(), "timeouts": timeouts, "sample": args.sample}
+    if not args.skip_compare:
+        raw["compare"] = compare(sizes, args.sample, timeouts)
+    if args.sweep:
+        raw["sweep"] = sweep()
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / "ils_compare.json").write_text(json.dumps(raw))
+    _emit("", f"total {time.perf_counter() - began:.0f} s wall")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -31,15 +31,21 @@ def _needs_dask() -> None:
 
 
 @pytest.fixture(scope="module")
-def scheduler() -> Iterator[str]:
-    """The address of a Dask cluster of two worker processes, for the module's tests."""
+def local_cluster() -> Iterator[Any]:
+    """A Dask cluster of two worker processes, for the module's tests."""
     _needs_dask()
     from distributed import LocalCluster
 
     with LocalCluster(
         n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50
     ) as cluster:
-        yield str(cluster.scheduler_address)
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def scheduler(local_cluster: Any) -> str:
+    """The address of the module's Dask cluster."""
+    return str(local_cluster.scheduler_address)
 
 
 @pytest.fixture(scope="module")
@@ -134,6 +140,33 @@ def test_verify_resumes_after_ctrl_c(tmp_path: Path) -> None:
     again = cli(*argv, "-o", str(part), "--resume")
     assert again.returncode == 0, again.stderr[-2000:]
     assert answers(part.read_text()) == answers(whole.read_text())
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+def test_verify_gives_one_result_per_run_when_a_worker_is_killed_mid_run(
+    local_cluster: Any, scheduler: str, tmp_path: Path
+) -> None:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(read_lines(DATA / "forum_hardest_200.txt") * 3) + "\n")
+    argv = ["verify", "--backend", "dlx", "--runs", "2", "--json", str(corpus)]
+    out = tmp_path / "out.jsonl"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sudoku_cp", *argv, "--cluster", scheduler, "-o", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    while process.poll() is None and (not out.exists() or "\n" not in out.read_text()):
+        time.sleep(0.01)  # until the first results are written: the workers are busy
+    assert process.poll() is None, "the run ended before a worker could be killed"
+    victim = next(iter(local_cluster.workers.values())).pid
+    os.kill(victim, signal.SIGKILL)
+    _, err = process.communicate(timeout=200)
+    assert process.returncode == 0, err[-2000:]
+    runs = [json.loads(line) for line in out.read_text().splitlines()[:-1]]
+    assert [obj["index"] for obj in runs] == list(range(3 * 200 * 2))  # each run once, in order
+    assert {obj["verdict"] for obj in runs} == {"correct"}  # the lost chunks ran again elsewhere
 
 
 @pytest.mark.timeout(60)

@@ -41,8 +41,8 @@ def add_results_file_options(parser: argparse.ArgumentParser, *, short: bool = T
     parser.add_argument(
         "--resume",
         action="store_true",
-        help="with -o: skip the inputs FILE already answers and append the rest (an interrupted "
-        "run goes on where it stopped)",
+        help=f"with {'-o' if short else '--output-file'}: skip the inputs FILE already answers and "
+        "append the rest (an interrupted run goes on where it stopped)",
     )
 
 

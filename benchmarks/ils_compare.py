@@ -26,6 +26,7 @@ import math
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 
 import numpy as np
 from common import ROOT, SHARED, load_average, machine
@@ -65,6 +66,12 @@ def _emit(*lines: str) -> None:
     print(*lines, sep="\n", flush=True)
 
 
+def _header(title: str, first: str, groups: Sequence[str], columns: Sequence[str]) -> None:
+    """A Markdown table's title and head: ``first``, then every column of every group."""
+    heads = [f"{group} {column}" for group in groups for column in columns]
+    _emit("", title, "", "| " + " | ".join([first, *heads]) + " |", "|---|" + "---:|" * len(heads))
+
+
 def _instances(size: int, fraction: int, sample: int) -> list[Grid]:
     files = sorted(ACS.glob(f"general/inst{size}x{size}_{fraction}_*.txt"))[:sample]
     return [parse_grid(path.read_text()) for path in files]
@@ -86,13 +93,12 @@ def compare(sizes: list[int], sample: int, timeouts: dict[int, float]) -> dict[s
     raw: dict[str, object] = {}
     for size in sizes:
         timeout = timeouts[size]
-        _emit(
-            "",
+        _header(
             f"### {size}x{size}: {sample} instances per fraction, timeout {timeout:g} s, "
             f"median CPU s over all runs (load at start {load_average()})",
-            "",
-            "| fixed % | " + " | ".join(f"{name} solved | {name} median s" for name in SOLVERS) + " |",
-            "|---:|" + "---:|---:|" * len(SOLVERS),
+            "fixed %",
+            list(SOLVERS),
+            ("solved", "median s"),
         )
         totals = {name: [0, 0, 0.0] for name in SOLVERS}
         per_size: dict[str, object] = {}
@@ -144,13 +150,12 @@ def _sweep_sets() -> dict[str, list[tuple[Grid, int]]]:
 def sweep() -> dict[str, object]:
     """Part 2: each setting's solved runs and median iterations under ``SWEEP_CAP``."""
     sets = _sweep_sets()
-    _emit(
-        "",
+    _header(
         f"### ILS settings, one change from the defaults; iterations under a cap of {SWEEP_CAP:,} "
         f"(load at start {load_average()})",
-        "",
-        "| settings | " + " | ".join(f"{name}: solved | median it | 3rd quartile it" for name in sets) + " |",
-        "|---|" + "---:|---:|---:|" * len(sets),
+        "settings",
+        list(sets),
+        ("solved", "median it", "3rd quartile it"),
     )
     raw: dict[str, object] = {}
     for text in SWEEP:
@@ -179,24 +184,34 @@ def _it(value: float) -> str:
     return "cap" if value == math.inf else f"{value:,.0f}"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the parts asked for and print Markdown tables; raw results to benchmarks/results."""
+def _numbers(text: str) -> list[float]:
+    return [float(part) for part in text.split(",")]
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--sizes", default="9,16", help="general instance sizes (default 9,16)")
-    parser.add_argument("--sample", type=int, default=5, help="instances per fraction (default all 5)")
-    parser.add_argument("--timeouts", default=None, help="seconds per size, e.g. 5,20 (default the paper's)")
-    parser.add_argument("--sweep", action="store_true", help="also measure the ILS settings (part 2)")
     parser.add_argument("--skip-compare", action="store_true", help="only part 2")
-    args = parser.parse_args(argv)
-    if not ACS.exists():
-        print(f"corpus absent: {ACS} (this benchmark reads ../shared/data in place)", file=sys.stderr)
+    parser.add_argument("--sweep", action="store_true", help="also measure the ILS settings (part 2)")
+    parser.add_argument("--sample", type=int, default=5, help="instances per fraction (default all 5)")
+    parser.add_argument(
+        "--sizes", type=_numbers, default=[9, 16], help="general instance sizes (default 9,16)"
+    )
+    parser.add_argument(
+        "--timeouts", type=_numbers, default=[], help="seconds per size (default the paper's)"
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the parts asked for and print Markdown tables; raw results to benchmarks/results."""
+    args = _parser().parse_args(argv)
+    sizes = [int(size) for size in args.sizes]
+    timeouts = PAPER_TIMEOUT | dict(zip(sizes, args.timeouts, strict=False))
+    if not (ACS / "general").is_dir():
+        _emit(f"the ant colony corpus is not at {ACS}: nothing to measure")
         return 2
-    sizes = [int(s) for s in args.sizes.split(",")]
-    timeouts = dict(PAPER_TIMEOUT)
-    if args.timeouts:
-        timeouts.update(zip(sizes, (float(t) for t in args.timeouts.split(",")), strict=True))
     _emit(f"machine: {machine()}", f"load average at start: {load_average()}")
     began = time.perf_counter()
     raw: dict[str, object] = {"machine": machine(), "timeouts": timeouts, "sample": args.sample}

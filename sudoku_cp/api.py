@@ -11,9 +11,9 @@ begins gives "time limit reached during parsing".
 
 from __future__ import annotations
 
-import signal
+import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -23,6 +23,7 @@ from .backends.answers import ArrayBackend, BatchAnswers
 from .backends.base import Backend, BackendError, BatchBackend, SearchResult
 from .backends.registry import backend_name, make_backend
 from .errors import SudokuCpError
+from .executor import Executor, Work, run_ordered
 from .formats import PuzzleItem, PuzzleRows, format_line, format_lines, grid_rows, json_dumps
 from .geometry import Geometry
 from .grid import Grid
@@ -382,20 +383,28 @@ def _invalid(item: PuzzleItem) -> PuzzleResult:
     return PuzzleResult(item.index, Status.INVALID, None, 0.0, item.error, item.line)
 
 
-_worker_backend: Backend | None = None  # the backend of a worker process, made once when it starts
+_worker_backends: dict[BackendOptions, Backend] = {}  # a worker process's backends, made once each
 
 
 def _start_worker(options: BackendOptions) -> None:
-    global _worker_backend
-    # Ctrl-C reaches the whole process group: the parent stops the pool, workers stay quiet.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _worker_backend = options.make()
+    """Worker setup: make the backend once per process (the executor runs this once per worker)."""
+    if options not in _worker_backends:
+        _worker_backends[options] = options.make()
 
 
-def _chunk_worker(args: tuple[Sequence[PuzzleItem], bool, float | Deadline | None]) -> list[PuzzleResult]:
-    if _worker_backend is None:
-        raise RuntimeError("a worker process started without its backend")
-    return _solve_chunk(args[0], _worker_backend, args[1], args[2])
+_Chunk = tuple[Sequence[PuzzleItem], BackendOptions, bool, float | Deadline | None]
+
+
+def _chunk_worker(chunk: _Chunk) -> list[PuzzleResult]:
+    """Solve one chunk in a worker with the backend its setup made."""
+    items, options, unique, time_limit = chunk
+    _start_worker(options)
+    return _solve_chunk(items, _worker_backends[options], unique, time_limit)
+
+
+def _chunk_crashed(chunk: _Chunk, why: str) -> list[PuzzleResult]:
+    """A crash result for each item of a chunk whose work killed its workers (or raised)."""
+    return [PuzzleResult(item.index, Status.CRASH, None, 0.0, why, item.line) for item in chunk[0]]
 
 
 def solve_items(
@@ -406,27 +415,41 @@ def solve_items(
     time_limit: float | Deadline | None = None,
     jobs: int = 1,
     chunk: int | None = None,
+    executor: Executor | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> Iterator[PuzzleResult]:
     """Solve a batch in order, one result per item (a bad item gives an 'invalid' result).
 
     ``time_limit``: seconds for each puzzle, or a ``Deadline`` shared by the whole batch (see the
     module notes).  ``chunk``: puzzles per call of the backend (or per job); by default
-    ``ARRAY_CHUNK`` for a backend that answers arrays, ``CHUNK`` for the others, and with
-    ``jobs`` above 1 small enough for every worker to get several.
+    ``ARRAY_CHUNK`` for a backend that answers arrays, ``CHUNK`` for the others, and on several
+    workers small enough for every worker to get several.  ``executor`` says where the chunks
+    run (``sudoku_cp.executor``: this process, local processes, a Dask cluster); ``jobs`` is
+    short for ``Executor(jobs=jobs)``.  ``notice`` receives the executor's notes for the user.
 
-    The backend is made once, here, so a bad backend name fails before any work; with ``jobs``
-    above 1 each worker process makes its own once, from ``options``.
+    The backend is made once, here, so a bad backend name fails before any work; each worker
+    process makes its own once, from ``options``.  Results stream in input order; an item whose
+    chunk kills its workers again and again is a ``crash`` result, and the batch goes on.
     """
     options = options or BackendOptions()
     backend = options.make()
     if _spent(time_limit):
         return iter([_not_started(item) for item in items])
+    executor = executor if executor is not None else Executor(jobs=jobs)
     if chunk is None:
         chunk = ARRAY_CHUNK if isinstance(backend, ArrayBackend) else CHUNK
-        if jobs > 1:
-            chunk = max(CHUNK, min(chunk, -(-len(items) // (4 * jobs))))
+        if executor.parallel:
+            workers = executor.jobs if executor.cluster is None else (os.cpu_count() or 1)
+            chunk = max(CHUNK, min(chunk, -(-len(items) // (4 * max(workers, 1)))))
     chunks = [items[i : i + chunk] for i in range(0, len(items), chunk)]
-    return _solve_chunks(chunks, backend, options, unique, time_limit, jobs)
+    if not executor.parallel or (executor.cluster is None and len(chunks) <= 1):
+        return (result for part in chunks for result in _solve_chunk(part, backend, unique, time_limit))
+    if executor.cluster is not None and isinstance(time_limit, Deadline):
+        # Another machine's monotonic clock is not ours: what is left of the budget travels instead.
+        time_limit = time_limit.remaining()
+    work = Work(_chunk_worker, _chunk_crashed, _start_worker, (options,))
+    tasks = ((_rebased(part), options, unique, time_limit) for part in chunks)
+    return run_ordered(work, tasks, executor, notice=notice)
 
 
 #: Puzzles per backend call by default: small chunks keep the output flowing and the jobs busy.
@@ -445,26 +468,3 @@ def _rebased(part: Sequence[PuzzleItem]) -> list[PuzzleItem]:
             item = part[position]
             rebased[position] = PuzzleItem(item.index, item.line, None, None, rows, row)
     return rebased
-
-
-def _solve_chunks(
-    chunks: list[Sequence[PuzzleItem]],
-    backend: Backend,
-    options: BackendOptions,
-    unique: bool,
-    time_limit: float | Deadline | None,
-    jobs: int,
-) -> Iterator[PuzzleResult]:
-    if jobs <= 1 or len(chunks) <= 1:
-        for part in chunks:
-            yield from _solve_chunk(part, backend, unique, time_limit)
-        return
-    import multiprocessing  # only with worker processes: it costs a tenth of the start-up
-
-    context = multiprocessing.get_context(
-        "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    )
-    with context.Pool(jobs, initializer=_start_worker, initargs=(options,)) as pool:
-        work = ((_rebased(part), unique, time_limit) for part in chunks)
-        for results in pool.imap(_chunk_worker, work):
-            yield from results

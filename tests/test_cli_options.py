@@ -86,7 +86,7 @@ def test_count_refuses_an_incomplete_backend(capsys: pytest.CaptureFixture[str],
 def test_jobs_are_capped_at_a_few_per_core_with_a_note(capsys: pytest.CaptureFixture[str]) -> None:
     import os
 
-    from sudoku_cp.cli.solve import JOBS_PER_CORE
+    from sudoku_cp.cli.common import JOBS_PER_CORE
 
     assert main(["solve", "--jobs", "1000", "--output", "line", PUZZLE]) == 0
     _, err = capsys.readouterr()

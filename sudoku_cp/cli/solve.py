@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from ..formats import json_dumps
 from ..outcome import Status
 from . import common
 from .common import STATUS_EXIT, CliError
+from .results_file import BatchOutput, add_results_file_options
 
 if TYPE_CHECKING:
     from ..api import PuzzleResult
@@ -46,6 +45,7 @@ examples:
   sudoku-cp solve --backend cpsat --unique puzzles.txt
   sudoku-cp solve --backend pysat:glucose4 --jobs 2 --json big16x16.txt
   sudoku-cp solve --solver-cmd "cadical -q" puzzle.txt
+  sudoku-cp solve big.txt --cluster local --json -o out.jsonl --resume
   cat puzzles.txt | sudoku-cp solve -"""
 
 
@@ -58,15 +58,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     common.add_encoding_options(parser, None)
     parser.add_argument("--unique", action="store_true", help="also decide whether the solution is unique")
     parser.add_argument(
-        "--jobs",
-        type=common.integer(0),
-        default=1,
-        metavar="N",
-        help=f"worker processes for a batch (0: one per CPU; at most {JOBS_PER_CORE} per CPU)",
-    )
-    parser.add_argument(
         "--json", action="store_true", help="JSON Lines: one object per puzzle, then a summary"
     )
+    add_results_file_options(parser)
+    common.add_executor_options(parser, "a batch")
     common.add_output_option(parser, "a single puzzle's answer")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal's stderr")
     parser.set_defaults(run=run)
@@ -105,23 +100,6 @@ def _batch_line(result: PuzzleResult, args: argparse.Namespace) -> str:
     return f"#{result.index + 1}{line}: {result.status.value} {detail}".rstrip() + note
 
 
-#: Worker processes per CPU core at most: more only compete for the cores (1,000 once started 300 processes).
-JOBS_PER_CORE = 4
-
-
-def _jobs(requested: int) -> int:
-    """The worker processes to start: one per core for 0, capped at JOBS_PER_CORE per core, with a note."""
-    cores = os.cpu_count() or 1
-    most = JOBS_PER_CORE * cores
-    if requested > most:
-        sys.stderr.write(
-            f"{common.PROG}: note: --jobs {requested} is capped at {most} ({JOBS_PER_CORE} per CPU core, "
-            f"{cores} cores): more processes only compete for the cores\n"
-        )
-        return most
-    return requested or cores
-
-
 def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp solve``; return the exit code."""
     from ..api import solve_items
@@ -129,18 +107,30 @@ def run(args: argparse.Namespace) -> int:
 
     # One puzzle: its time limit covers the whole command, from the process start (reading included).
     clock = Deadline(args.time_limit, began=getattr(args, "started", None))
+    output = BatchOutput(args.output_file, args.resume, args.json)
+    executor = common.executor(args)
     items, name = common.load_puzzles(args)
     options = common.backend_options(args)  # checks --solver-cmd's program before any solving
     backend_name = options.name
     time_limit = clock if len(items) == 1 and args.time_limit is not None else args.time_limit
-    results = solve_items(items, options, unique=args.unique, time_limit=time_limit, jobs=_jobs(args.jobs))
-    if len(items) == 1 and not args.json:
+    if len(items) == 1 and not args.json and args.output_file is None:
+        results = solve_items(items, options, unique=args.unique, time_limit=time_limit)
         common.item_grid(items[0], name, args.puzzle)  # an unreadable puzzle is an error, not a status
         result = next(iter(results))
         if result.status is Status.INVALID:
             raise CliError(common.where(name, f"invalid puzzle: {result.error}"))
         return _show_single(result, backend_name, args)
-    return _show_batch(results, len(items), backend_name, args)
+    todo = [item for item in items if item.index not in output.done]  # --resume: what is left
+    results = solve_items(
+        todo,
+        options,
+        unique=args.unique,
+        time_limit=time_limit,
+        executor=executor,
+        notice=common.notice,
+    )
+    before: Counter[Status] = Counter({Status(status): count for status, count in output.statuses().items()})
+    return _show_batch(output, results, len(todo), before, backend_name, args)
 
 
 def _show_single(result: PuzzleResult, backend_name: str, args: argparse.Namespace) -> int:
@@ -161,38 +151,47 @@ def _show_single(result: PuzzleResult, backend_name: str, args: argparse.Namespa
 
 
 def _show_batch(
-    results: Iterable[PuzzleResult], total: int, backend_name: str, args: argparse.Namespace
+    output: BatchOutput,
+    results: Iterator[PuzzleResult],
+    total: int,
+    before: Counter[Status],
+    backend_name: str,
+    args: argparse.Namespace,
 ) -> int:
+    """Write a batch's lines and summary; ``before``: the statuses a resumed file already holds."""
     counts: Counter[Status] = Counter()
     start = time.perf_counter()
-    with common.progress(total, "solving", enabled=False if args.no_progress else None) as bar:
+    enabled = False if args.no_progress else None
+    with output.writing(results, total, "solving", enabled=enabled) as (write, bar):
         for result in results:
             counts[result.status] += 1
-            common.print_line(bar, _json_line(result, args) if args.json else _batch_line(result, args))
+            write(_json_line(result, args) if args.json else _batch_line(result, args))
             if bar is not None:
                 bar.update()
-    seconds = time.perf_counter() - start
-    code = common.worst_exit(STATUS_EXIT[status] for status in counts)
-    done = sum(counts.values())
-    ms = 1000 * seconds / done if done else 0.0
-    rate = done / seconds if seconds > 0 else 0.0
-    if args.json:
-        summary: dict[str, object] = {"puzzles": done}
-        summary.update({status.value: counts[status] for status in Status})
-        summary.update(
-            {
-                "backend": backend_name,
-                "seconds": round(seconds, 6),
-                "ms_per_puzzle": round(ms, 3),
-                "puzzles_per_second": round(rate, 1),
-                "exit_code": code,
-            }
-        )
-        common.out(json_dumps({"summary": summary}))
-    else:
-        tally = ", ".join(f"{counts[status]} {status.value}" for status in Status if counts[status])
-        common.out(
-            f"summary: {done} puzzles: {tally}; {backend_name}, {seconds:.3f} s, "
-            f"{ms:.2f} ms/puzzle, {rate:,.1f} puzzles/s"
-        )
+        seconds = time.perf_counter() - start
+        new = sum(counts.values())
+        counts.update(before)
+        code = common.worst_exit(STATUS_EXIT[status] for status in counts)
+        done = sum(counts.values())
+        ms = 1000 * seconds / new if new else 0.0
+        rate = new / seconds if seconds > 0 else 0.0
+        if args.json:
+            summary: dict[str, object] = {"puzzles": done}
+            summary.update({status.value: counts[status] for status in Status})
+            summary.update(
+                {
+                    "backend": backend_name,
+                    "seconds": round(seconds, 6),
+                    "ms_per_puzzle": round(ms, 3),
+                    "puzzles_per_second": round(rate, 1),
+                    "exit_code": code,
+                }
+            )
+            write(json_dumps({"summary": summary}))
+        else:
+            tally = ", ".join(f"{counts[status]} {status.value}" for status in Status if counts[status])
+            write(
+                f"summary: {done} puzzles: {tally}; {backend_name}, {seconds:.3f} s, "
+                f"{ms:.2f} ms/puzzle, {rate:,.1f} puzzles/s"
+            )
     return code

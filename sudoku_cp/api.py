@@ -11,7 +11,6 @@ begins gives "time limit reached during parsing".
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from .backends.answers import ArrayBackend, BatchAnswers
 from .backends.base import Backend, BackendError, BatchBackend, SearchResult
 from .backends.registry import backend_name, make_backend
 from .errors import SudokuCpError
-from .executor import Executor, Work, run_ordered
+from .executor import Executor, Work, local_workers, run_ordered
 from .formats import PuzzleItem, PuzzleRows, format_line, format_lines, grid_rows, json_dumps
 from .geometry import Geometry
 from .grid import Grid
@@ -439,8 +438,11 @@ def solve_items(
     if chunk is None:
         chunk = ARRAY_CHUNK if isinstance(backend, ArrayBackend) else CHUNK
         if executor.parallel:
-            workers = executor.jobs if executor.cluster is None else (os.cpu_count() or 1)
-            chunk = max(CHUNK, min(chunk, -(-len(items) // (4 * max(workers, 1)))))
+            # A remote cluster's size is not known here: chunks of hundreds of 9x9 puzzles keep
+            # any number of workers fed at a small scheduling cost.
+            workers = executor.jobs if executor.cluster is None else local_workers(executor.cluster)
+            share = -(-len(items) // (4 * workers)) if workers else CLUSTER_CHUNK
+            chunk = max(CHUNK, min(chunk, share))
     chunks = [items[i : i + chunk] for i in range(0, len(items), chunk)]
     if not executor.parallel or (executor.cluster is None and len(chunks) <= 1):
         return (result for part in chunks for result in _solve_chunk(part, backend, unique, time_limit))
@@ -454,6 +456,8 @@ def solve_items(
 
 #: Puzzles per backend call by default: small chunks keep the output flowing and the jobs busy.
 CHUNK = 64
+#: Puzzles per chunk at most on a remote Dask cluster.
+CLUSTER_CHUNK = 512
 #: Puzzles per call of a backend that answers arrays: its per-call work (propagation, checking,
 #: formatting) runs over the whole chunk in numpy, so bigger is faster, up to a few thousand.
 ARRAY_CHUNK = 4096

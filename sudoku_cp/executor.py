@@ -9,8 +9,9 @@ prints a batch the same way on one core, on ``--jobs N`` local processes and on 
 * ``Executor(jobs=N)`` runs them in N worker processes of this machine (forked, so the workers
   inherit what this process loaded);
 * ``Executor(cluster="local")`` starts a Dask ``LocalCluster`` sized to the machine (one worker
-  process per core, one thread each); ``Executor(cluster="tcp://host:8786")`` joins a running Dask
-  scheduler.  Dask (``pip install 'sudoku_cp[dask]'``) is imported only then.
+  process per core, one thread each; "local:N" for N workers);
+  ``Executor(cluster="tcp://host:8786")`` joins a running Dask scheduler.  Dask
+  (``pip install 'sudoku_cp[dask]'``) is imported only then.
 
 Nothing is lost: at most ``window`` chunks are out at once and a small reorder buffer holds the
 ones that finish early, so memory does not grow with the input.  A chunk whose run kills its
@@ -35,7 +36,7 @@ from typing import Any, Generic, TypeVar
 
 from .errors import SudokuCpError
 
-__all__ = ["DEFAULT_ATTEMPTS", "ClusterError", "Executor", "Work", "run_ordered"]
+__all__ = ["DEFAULT_ATTEMPTS", "ClusterError", "Executor", "Work", "local_workers", "run_ordered"]
 
 C = TypeVar("C")  # a chunk
 R = TypeVar("R")  # one item's result
@@ -275,10 +276,11 @@ def _client(executor: Executor, notice: Callable[[str], None] | None) -> tuple[A
     dask.config.set({"distributed.scheduler.allowed-failures": max(0, executor.attempts - 1)})
     cluster = None
     try:
-        if executor.cluster == "local":
+        workers = local_workers(str(executor.cluster))
+        if workers is not None:
             cluster = _quietly(
                 LocalCluster,
-                n_workers=os.cpu_count() or 1,
+                n_workers=workers,
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=":0",
@@ -297,6 +299,19 @@ def _client(executor: Executor, notice: Callable[[str], None] | None) -> tuple[A
         workers = len(client.scheduler_info().get("workers", {}))
         notice(f"Dask: {workers} worker(s); dashboard {link}" if link else f"Dask: {workers} worker(s)")
     return client, cluster
+
+
+def local_workers(cluster: str) -> int | None:
+    """The worker processes of a LocalCluster address: "local" (one per core) or "local:N"; None
+    for a scheduler address.  Raises ValueError for "local:" followed by anything but N >= 1."""
+    name, colon, count = cluster.partition(":")
+    if name != "local":
+        return None
+    if not colon:
+        return os.cpu_count() or 1
+    if not count.isdigit() or int(count) < 1:
+        raise ValueError(f"{cluster!r}: a local cluster is 'local' or 'local:N' with N >= 1 workers")
+    return int(count)
 
 
 def _run_dask(

@@ -536,7 +536,8 @@ JOBS_PER_CORE = 4
 CLUSTER_HELP = """\
 where batches run:
   --jobs N                  N worker processes on this machine (0: one per CPU)
-  --cluster local           a Dask LocalCluster on this machine (one worker per core)
+  --cluster local           a Dask LocalCluster on this machine (one worker per core;
+                              local:N for N workers)
   --cluster tcp://HOST:PORT a running Dask scheduler, e.g. started with
                               dask scheduler                       (on one machine)
                               dask worker tcp://HOST:8786 --nthreads 1   (on each worker machine)
@@ -576,12 +577,16 @@ def jobs(requested: int) -> int:
 
 def executor(args: argparse.Namespace) -> Executor:
     """The executor that ``--jobs`` and ``--cluster`` ask for (``--cluster`` wins)."""
-    from ..executor import Executor
+    from ..executor import Executor, local_workers
 
     cluster = getattr(args, "cluster", None)
     if cluster is not None:
         cluster = cluster.strip()
-        if cluster != "local" and "://" not in cluster and ":" not in cluster:
+        try:
+            local_workers(cluster)
+        except ValueError as problem:
+            raise CliError(f"--cluster: {problem}") from None
+        if not cluster.startswith("local") and "://" not in cluster and ":" not in cluster:
             raise CliError(
                 f"--cluster: {cluster!r} is neither 'local' nor a scheduler address like tcp://HOST:8786"
             )

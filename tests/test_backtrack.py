@@ -1,7 +1,13 @@
 """The bitset search (``backtrack``): counts equal DLX and SAT counts, batches equal single puzzles,
-every answer is checked, a stopped search is unknown and never "no solution"."""
+every answer is checked, a stopped search is unknown and never "no solution"; the 9x9 kernel makes
+the general kernel's search, and runs from saved machine code without numba."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,8 +26,9 @@ from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry, geometry_for_size
 from sudoku_cp.grid import Grid
 from sudoku_cp.limits import Deadline
-from sudoku_cp.native import backtrack, bitset
+from sudoku_cp.native import backtrack, machine_code
 from sudoku_cp.native.backtrack import BatchRun, backtrack_search, search_batch
+from sudoku_cp.native.kernels import ENTRY9_ARGUMENTS, RULE_LOCKED, RULE_SCORE, RULES_ALL
 from sudoku_cp.outcome import REASON_TIME_LIMIT
 from sudoku_cp.verify import solution_problem
 
@@ -84,10 +91,13 @@ def test_nine_by_nine_samples_unique_and_equal_to_dlx_as_one_batch(name: str) ->
         assert np.array_equal(found.solutions[0], dlx.search(grid).solutions[0])
 
 
-def test_every_rule_setting_gives_the_same_answers() -> None:
+@pytest.mark.parametrize("general", [False, True], ids=["9x9 kernel", "general kernel"])
+def test_every_rule_setting_gives_the_same_answers(general: bool) -> None:
     grids = [parse_grid(line) for line in read_lines(DATA / "forum_hardest_200.txt", 40)]
     givens = np.stack([grid.values.reshape(-1) for grid in grids])
-    runs = [search_batch(grids[0].geometry, givens, limit=2, rules=rules) for rules in range(4)]
+    runs = [
+        search_batch(grids[0].geometry, givens, limit=2, rules=rules, general=general) for rules in range(4)
+    ]
     for run in runs[1:]:
         assert np.array_equal(run.counts, runs[0].counts) and np.array_equal(run.solutions, runs[0].solutions)
     # Each rule cuts the search: locked candidates and scored guesses need fewer nodes.
@@ -256,5 +266,144 @@ def test_limit_must_be_positive() -> None:
         backtrack_search(parse_grid("." * 16), limit=0)
 
 
-def test_nine_by_nine_has_its_own_kernel() -> None:
-    assert bitset.kernel(3, 3) is not bitset.kernel(2, 3) and bitset.kernel(4, 4) is bitset.kernel(2, 3)
+def _givens(name: str, count: int | None = None) -> np.ndarray:
+    """The first ``count`` puzzles of a sample file as a (B, 81) stack (a tab-separated name is dropped)."""
+    lines = [line.split("\t")[-1] for line in read_lines(DATA / name, count)]
+    return np.stack([parse_grid(line).values.reshape(-1) for line in lines])
+
+
+def _both_kernels(givens: np.ndarray, limit: int, rules: int = RULES_ALL) -> tuple[BatchRun, BatchRun]:
+    """The 9x9 kernel's run and the general kernel's on the same 9x9 puzzles."""
+    nine, general = (
+        search_batch(Geometry(3, 3), givens, limit=limit, rules=rules, general=flag) for flag in (False, True)
+    )
+    return nine, general
+
+
+def _assert_same_search(nine: BatchRun, general: BatchRun) -> None:
+    """Same counts, completeness and solutions in the same order: the same search (and the same nodes)."""
+    assert np.array_equal(nine.counts, general.counts) and np.array_equal(nine.complete, general.complete)
+    assert np.array_equal(nine.owner, general.owner) and np.array_equal(nine.solutions, general.solutions)
+    assert np.array_equal(nine.nodes, general.nodes)
+
+
+@pytest.mark.parametrize("name", [*SAMPLES, "serg_100.txt", "named_hard.txt"])
+def test_nine_by_nine_kernel_makes_the_general_kernels_search_on_the_samples(name: str) -> None:
+    """Both kernels reach the same fixed points and guess alike: equal answers and equal node counts."""
+    givens = _givens(name, 60)
+    for limit in (1, 2):
+        _assert_same_search(*_both_kernels(givens, limit))
+
+
+@st.composite
+def nine_by_nine(draw: st.DrawFn) -> np.ndarray:
+    """A 9x9 puzzle: a random solution's cells kept at random (from none to most), maybe spoiled."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    solution = random_solution(Geometry(3, 3), rng)
+    puzzle = blank_cells(solution, draw(st.floats(0.3, 1.0)), rng).values.reshape(-1).copy()
+    if draw(st.booleans()):  # a wrong digit in a given: often unsatisfiable, sometimes clashing
+        given = np.flatnonzero(puzzle)
+        if len(given):
+            puzzle[rng.choice(given)] = rng.integers(1, 10)
+    return puzzle
+
+
+@settings(max_examples=60)
+@given(st.lists(nine_by_nine(), min_size=1, max_size=6), st.sampled_from([1, 2, 7, 300]))
+def test_nine_by_nine_kernel_agrees_with_the_general_kernel_on_random_puzzles(
+    puzzles: list[np.ndarray], limit: int
+) -> None:
+    """Unique, multi-solution, unsatisfiable and clashing puzzles, counted to 1, 2 and further."""
+    _assert_same_search(*_both_kernels(np.stack(puzzles), limit))
+
+
+def test_nine_by_nine_kernel_counts_many_solutions_like_the_general_kernel() -> None:
+    """Fewer givens: hundreds of solutions, each found once, in the same order by both kernels."""
+    givens = _givens("serg_100.txt", 3)
+    givens[:, 40:] = 0
+    nine, general = _both_kernels(givens, 5000)
+    _assert_same_search(nine, general)
+    assert (nine.counts > 100).all()
+    for k, puzzle in enumerate(givens):
+        grids = nine.solutions[nine.owner == k]
+        _assert_checked(Grid(Geometry(3, 3), puzzle.reshape(9, 9)), grids.reshape(-1, 9, 9))
+        assert len({grid.tobytes() for grid in grids}) == len(grids)
+
+
+@pytest.mark.parametrize("rules", [0, RULE_LOCKED, RULE_SCORE])
+def test_nine_by_nine_kernel_follows_the_rule_flags_to_the_same_answers(rules: int) -> None:
+    """Without some rule the 9x9 kernel still counts right (its search differs from the general one's)."""
+    nine, general = _both_kernels(_givens("norvig_top95.txt", 30), 2, rules)
+    assert np.array_equal(nine.counts, general.counts) and np.array_equal(nine.complete, general.complete)
+    assert np.array_equal(nine.solutions, general.solutions)  # unique puzzles: the one solution each
+
+
+def _run_with(kernel: Callable[..., int], givens: np.ndarray, limit: int) -> BatchRun:
+    """``search_batch`` on 9x9 puzzles with the given kernel."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            backtrack, "_kernel", lambda geometry, general: (kernel, backtrack._tables9(), backtrack._work9)
+        )
+        return search_batch(Geometry(3, 3), givens, limit=limit)
+
+
+def test_nine_by_nine_kernel_from_machine_code_equals_numbas() -> None:
+    """The saved machine code and numba's compiled kernel are the same kernel."""
+    saved, compiled = backtrack._kernel9(), backtrack._kernel9(saved=False)
+    assert saved is not compiled
+    givens = _givens("forum_hardest_200.txt", 30)
+    for limit in (1, 2):
+        _assert_same_search(_run_with(saved, givens, limit), _run_with(compiled, givens, limit))
+
+
+def test_unusable_machine_code_falls_back_to_numba(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(*args: object) -> None:
+        raise machine_code.MachineCodeError("for another processor")
+
+    monkeypatch.setattr(machine_code, "load", fail)
+    assert backtrack._kernel9.__wrapped__() is backtrack._kernel9(saved=False)
+
+
+def test_a_nine_by_nine_search_imports_no_numba() -> None:
+    """Start-up: a 9x9 batch runs the saved machine code; numba is never imported."""
+    backtrack._kernel9()  # saved by now, if it was not
+    code = (
+        "import sys, numpy as np\n"
+        "from sudoku_cp.geometry import Geometry\n"
+        "from sudoku_cp.native.backtrack import search_batch\n"
+        f"givens = np.array([{parse_grid(UNSAT).values.reshape(-1).tolist()}])\n"
+        "run = search_batch(Geometry(3, 3), givens, limit=2)\n"
+        "assert run.complete[0] and run.counts[0] == 0\n"
+        "print(sorted(name for name in sys.modules if name.split('.')[0] in ('numba', 'scipy')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_damaged_or_missing_machine_code_is_built_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(machine_code, "_loaded", {})
+    givens = _givens("norvig_top95.txt", 5)
+    expected = search_batch(Geometry(3, 3), givens, limit=2)
+    builds = []
+
+    def build() -> tuple[bytes, str, list[str]]:
+        builds.append(1)
+        return backtrack._build9()
+
+    def load() -> int:
+        """Load (or build) the kernel and search with it; the builds so far."""
+        sources = [Path(backtrack.__file__).with_name("kernels.py")]
+        entry = machine_code.load("test", sources, build, [kind for _, kind in ENTRY9_ARGUMENTS])
+        machine_code._loaded.clear()
+        _assert_same_search(_run_with(backtrack._through(entry), givens, 2), expected)
+        return len(builds)
+
+    assert load() == 1
+    (saved,) = tmp_path.glob("test-*.o")
+    assert load() == 1  # read back, not built
+    saved.write_bytes(saved.read_bytes()[:-100])
+    assert load() == 2  # damaged: built again
+    assert load() == 2

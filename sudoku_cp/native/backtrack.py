@@ -1,10 +1,15 @@
 """The ``backtrack`` solver: a bitset search over a whole batch of puzzles, driven from Python.
 
-The search itself is the compiled kernel of ``sudoku_cp.native.bitset`` (naked and hidden
-singles, locked candidates, scored minimum-remaining-values guesses on an explicit stack).  It
-runs in chunks of a node budget: between two chunks this driver checks the time limit, empties
-the solution buffer and grows the stack of states when the kernel asks.  A search the time limit
-stopped is reported as such (its count is a lower bound), never as "no solution".
+The search itself is a compiled kernel (naked and hidden singles, locked candidates, scored
+minimum-remaining-values guesses on an explicit stack): ``bitset9`` on 9x9 grids (per-digit band
+words), ``bitset`` on every box shape (a candidate mask per cell).  It runs in chunks of a node
+budget: between two chunks this driver checks the time limit, empties the solution buffer and
+grows the stack of states when the kernel asks.  A search the time limit stopped is reported as
+such (its count is a lower bound), never as "no solution".
+
+The 9x9 kernel is called as machine code saved by an earlier process (``machine_code``), so a
+9x9 command never imports numba; numba compiles it the first time, and serves it when the saved
+code cannot be used.  The general kernel comes from numba (imported on its first use).
 
 ``search_batch`` solves many puzzles of one geometry in one call (the kernel walks the whole
 batch); ``backtrack_search`` is the one-puzzle form.  A complete search below the limit gives the
@@ -15,18 +20,19 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 
 from ..geometry import Geometry
 from ..grid import Grid
 from ..limits import Deadline
-from . import NativeInputError, bitset
-from .bitset import Tables, Work
-from .bitset9 import LEVEL_WORDS, WORDS, Work9, solve_batch9, tables9
+from . import NativeInputError, kernels, machine_code
 from .chunks import ChunkBudget
+from .kernels import ENTRY9_ARGUMENTS, LEVEL_WORDS, RULES_ALL, STATE_SIZE, WORDS, Tables, Work, Work9, tables9
 
 __all__ = ["MAX_SIDE", "BacktrackResult", "BatchRun", "backtrack_search", "search_batch"]
 
@@ -112,16 +118,16 @@ def _work(geometry: Geometry, levels: int) -> Work:
         np.empty(jobs, np.uint64),
         np.empty((levels, cells), np.uint64),
         np.empty(levels, np.int32),
-        np.zeros(bitset.STATE_SIZE, np.int64),
+        np.zeros(STATE_SIZE, np.int64),
     )
 
 
 def _work9(levels: int) -> Work9:
     """Fresh 9x9 search state, with a stack of ``levels`` states."""
     return Work9(
-        np.full(WORDS, 0xFFFFFFFF, np.uint32),
+        np.full(WORDS, 0xFFFFFFFF, np.uint32),  # the folded boards' memo: nothing known yet
         np.empty((levels, LEVEL_WORDS), np.uint32),
-        np.zeros(bitset.STATE_SIZE, np.int64),
+        np.zeros(STATE_SIZE, np.int64),
     )
 
 
@@ -129,6 +135,79 @@ def _work9(levels: int) -> Work9:
 def _tables9() -> np.ndarray:
     """The 9x9 kernel's lookup tables (cached)."""
     return tables9()
+
+
+_Kernel = Callable[..., int]
+
+
+@cache
+def _kernel9(saved: bool = True) -> _Kernel:
+    """The 9x9 kernel: its saved machine code when it can be used (``saved``), else numba's."""
+    if saved:
+        try:
+            entry = machine_code.load(
+                "bitset9",
+                [Path(__file__).with_name(name) for name in ("bitset9.py", "bitset.py", "kernels.py")],
+                _build9,
+                [kind for _, kind in ENTRY9_ARGUMENTS],
+            )
+        except (ImportError, OSError, machine_code.MachineCodeError):
+            pass
+        else:
+            return _through(entry)
+    _numba_registries()
+    from .bitset9 import solve_batch9
+
+    return solve_batch9  # type: ignore[no-any-return]
+
+
+def _build9() -> tuple[bytes, str, list[str]]:
+    """Compile the 9x9 kernel's C entry point with numba (when no saved machine code can be used)."""
+    _numba_registries()
+    from .bitset9 import entry_object
+
+    return entry_object()
+
+
+def _through(entry: _Kernel) -> _Kernel:
+    """A kernel with ``solve_batch9``'s arguments that calls the C entry point ``entry``."""
+
+    def solve(
+        givens: np.ndarray,
+        table: np.ndarray,
+        limit: int,
+        keep: bool,
+        work: Work9,
+        out: np.ndarray,
+        owner: np.ndarray,
+        counts: np.ndarray,
+        done: np.ndarray,
+        nodes: np.ndarray,
+        budget: int,
+        rules: int,
+    ) -> int:
+        return int(
+            entry(
+                givens.ctypes.data, len(givens), table.ctypes.data, limit, int(keep), work.words.ctypes.data,
+                work.stack.ctypes.data, len(work.stack), work.state.ctypes.data, out.ctypes.data, len(out),
+                owner.ctypes.data, counts.ctypes.data, done.ctypes.data, nodes.ctypes.data, budget, rules,
+            )
+        )  # fmt: skip
+
+    return solve
+
+
+def _kernel(
+    geometry: Geometry, general: bool
+) -> tuple[_Kernel, Tables | np.ndarray, Callable[[int], Work | Work9]]:
+    """The kernel for a geometry, its tables and a maker of its work arrays (given stack levels)."""
+    if (geometry.p, geometry.q) == (3, 3) and not general:
+        return _kernel9(), _tables9(), _work9
+    tables = _tables(geometry)  # NativeInputError beyond 64x64, before numba is loaded
+    _numba_registries()
+    from .bitset import solve_batch
+
+    return solve_batch, tables, lambda levels: _work(geometry, levels)
 
 
 def _taller(work: Work | Work9, cells: int) -> Work | Work9:
@@ -176,7 +255,7 @@ def search_batch(
     keep: bool = True,
     time_limit: float | Deadline | None = None,
     budget: int | None = None,
-    rules: int = bitset.RULES_ALL,
+    rules: int = RULES_ALL,
     general: bool = False,
 ) -> BatchRun:
     """Count the solutions of each puzzle of ``givens`` (B, n*n) up to ``limit``, in one kernel walk.
@@ -185,7 +264,7 @@ def search_batch(
     limit stops is ``timed_out`` (with a Deadline, every puzzle not finished by then).  Each
     chunk of the kernel lasts about 20 ms, so the limit is overshot by about that much at most.
     ``budget``: the first chunk's node budget (a previous run's ``budget``); ``rules``: the
-    ``bitset.RULE_*`` flags (all by default; fewer only to measure what each rule buys);
+    ``kernels.RULE_*`` flags (all by default; fewer only to measure what each rule buys);
     ``general``: the general kernel even on 9x9 (which has a kernel of its own), to compare them.
     """
     if limit < 1:
@@ -199,14 +278,8 @@ def search_batch(
     chunk_seconds = _CHUNK_SECONDS if per_puzzle is None else min(_CHUNK_SECONDS, max(per_puzzle / 4, 1e-3))
     clock = ChunkBudget(deadline, budget or first_budget(geometry), _MIN_BUDGET, _MAX_BUDGET, chunk_seconds)
 
-    levels = min(cells + 1, _STACK_LEVELS)
-    _numba_registries()
-    tables: Tables | np.ndarray
-    work: Work | Work9
-    if (geometry.p, geometry.q) == (3, 3) and not general:
-        solve, tables, work = solve_batch9, _tables9(), _work9(levels)
-    else:
-        solve, tables, work = bitset.kernel(geometry.p, geometry.q), _tables(geometry), _work(geometry, levels)
+    solve, tables, make_work = _kernel(geometry, general)
+    work = make_work(min(cells + 1, _STACK_LEVELS))
     rows = min(n_puzzles * limit, max(1, _BUFFER_CELLS // cells)) if keep else 1
     out = np.empty((rows, cells), np.int16)
     owner = np.empty(rows, np.int64)
@@ -223,26 +296,26 @@ def search_batch(
         status = solve(
             board, tables, limit, keep, work, out, owner, counts, done, nodes, clock.start(), rules
         )
-        if work.state[bitset.S_SOLUTIONS]:
-            kept = int(work.state[bitset.S_SOLUTIONS])
+        if work.state[kernels.S_SOLUTIONS]:
+            kept = int(work.state[kernels.S_SOLUTIONS])
             found.append(out[:kept].copy())
             found_owner.append(owner[:kept].copy())
-            work.state[bitset.S_SOLUTIONS] = 0
-        if status == bitset.DONE:
+            work.state[kernels.S_SOLUTIONS] = 0
+        if status == kernels.DONE:
             break
-        if status == bitset.GROW:
+        if status == kernels.GROW:
             work = _taller(work, cells)
-        if clock.out_of_time(resize=status == bitset.BUDGET):
-            timed_out[int(work.state[bitset.S_PUZZLE]) :] = True
+        if clock.out_of_time(resize=status == kernels.BUDGET):
+            timed_out[int(work.state[kernels.S_PUZZLE]) :] = True
             break
         now = time.monotonic()
-        b = int(work.state[bitset.S_PUZZLE])
+        b = int(work.state[kernels.S_PUZZLE])
         if b != current:  # a new puzzle began during the chunk: its time counts from now
             current, current_began = b, now
         elif per_puzzle is not None and now - current_began >= per_puzzle:
             timed_out[b] = True  # give up this puzzle, go on with the next
-            work.state[bitset.S_PUZZLE] = b + 1
-            work.state[bitset.S_MODE] = bitset.MODE_START
+            work.state[kernels.S_PUZZLE] = b + 1
+            work.state[kernels.S_MODE] = kernels.MODE_START
             current, current_began = b + 1, now
             if b + 1 == n_puzzles:
                 break
@@ -252,7 +325,7 @@ def search_batch(
     owners = np.concatenate(found_owner) if found_owner else np.zeros(0, np.int64)
     return BatchRun(
         counts,
-        (done == bitset.EXHAUSTED) & ~timed_out,
+        (done == kernels.EXHAUSTED) & ~timed_out,
         timed_out,
         nodes,
         solutions,

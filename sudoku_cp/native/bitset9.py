@@ -27,26 +27,30 @@ with more candidates when there is no bivalue cell), lowest digit first; the sta
 digit goes on an explicit stack of 31 words a level.
 
 ``solve_batch9`` takes the same batch, limit, budget and outputs as the general kernel and keeps
-the whole search in the arrays it is given, so ``sudoku_cp.native.backtrack`` drives both alike.
+the whole search in the arrays it is given (``kernels.Work9``), so ``sudoku_cp.native.backtrack``
+drives both alike.  ``entry_object`` compiles it behind a C entry point taking pointers and
+returns the machine code, which later processes load without numba (``machine_code``).
 """
 
 from __future__ import annotations
 
-from itertools import permutations
-from typing import TYPE_CHECKING, NamedTuple
+import re
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
-from llvmlite import ir
-from numba import types
-from numba.extending import intrinsic
+from numba import carray, types
 
-from .bitset import (
+from .bitset import lowest_index as _lowest
+from .bitset import popcount as _popcount
+from .kernels import (
     BUDGET,
     DONE,
+    ENTRY9_ARGUMENTS,
     EXHAUSTED,
     FLUSH,
     GROW,
+    LEVEL_WORDS,
     LIMIT,
     MODE_START,
     RULE_LOCKED,
@@ -56,15 +60,26 @@ from .bitset import (
     S_QUEUED,
     S_SOLUTIONS,
     S_TOP,
+    STATE_SIZE,
+    T_MATCH,
+    T_PEERS,
+    T_SEGMENTS,
+    T_SHRINK,
+    T_SINGLE,
+    TABLE9_SIZE,
+    WORDS,
+    Work9,
 )
 
-__all__ = ["LEVEL_WORDS", "WORDS", "Work9", "solve_batch9", "tables9"]
+__all__ = ["entry_object", "solve_batch9"]
 
-#: Words of the state: 27 digit-band words, 3 placed-cell words, 3 bivalue-cell words, and 9
-#: folded digit boards known to be left as they are by the stack step (it depends on them alone).
-WORDS = 42
-#: Words of a stacked level: the 30 words of the state and the word index of the guess undone.
-LEVEL_WORDS = 31
+if TYPE_CHECKING:  # to the type checker a word read as int64 is an int
+
+    def _int(x: object) -> int:
+        """The value as int64."""
+
+else:
+    _int = np.int64
 
 _BAND = (1 << 27) - 1  # the 27 cells of a band
 _COLUMN = 0x40201  # column 0 in each row of a band: bits 0, 9, 18
@@ -72,83 +87,7 @@ _PLACED = 27  # words 27..29: placed cells of each band
 _BIVALUE = 30  # words 30..32: cells with two candidates, at the last naked-singles pass
 _STABLE = 33  # words 33..41: for each digit, its columns of each band the stack step last kept
 _SCORED = 8  # bivalue cells scored before a guess, at most (as in the general kernel)
-# The tables, one uint32 array: offsets of each 512-entry table and of the band peers.
-_SHRINK, _MATCH, _SEGMENTS, _SINGLE, _PEERS = 0, 512, 1024, 1536, 2048
 _MODE_PROPAGATE, _MODE_BRANCH, _MODE_BACKTRACK = 1, 2, 3
-
-
-class Work9(NamedTuple):
-    """The 9x9 search's state, all of it resumable.
-
-    ``words`` (WORDS,) uint32: the state of the node being searched; ``stack`` (L, LEVEL_WORDS)
-    uint32: the states pushed under the guesses (without the guessed digit), each with the index
-    of the word that lost it; ``state`` (STATE_SIZE,) int64, its ``S_QUEUED`` slot holding the
-    band and stack steps still due (27 + 9 bits) when a budget stopped a node.
-    """
-
-    words: np.ndarray
-    stack: np.ndarray
-    state: np.ndarray
-
-
-def tables9() -> np.ndarray:
-    """The kernel's lookup tables in one uint32 array (see the offsets ``_SHRINK`` ... ``_PEERS``).
-
-    For a 9-bit row (3 boxes of 3 cells): ``shrink`` its nonempty boxes (3 bits) and ``single``
-    the row itself when it has one cell, else 0.  For a 9-bit pattern of segments (bit 3r + k:
-    row r, box k; or band r, column k of a stack): ``match`` the segments in some perfect
-    matching of rows to boxes (0: none) and ``segments`` their 27 cells in a band word.
-    ``peers`` (27): the row and box mates of each cell of a band.
-    """
-    table = np.zeros(_PEERS + 27, np.uint32)
-    matchings = [sum(1 << (3 * r + k) for r, k in enumerate(perm)) for perm in permutations(range(3))]
-    for bits in range(512):
-        table[_SHRINK + bits] = sum(1 << k for k in range(3) if bits >> (3 * k) & 7)
-        table[_SINGLE + bits] = bits if bits & (bits - 1) == 0 else 0
-        table[_MATCH + bits] = np.bitwise_or.reduce([m for m in matchings if bits & m == m] or [0])
-        table[_SEGMENTS + bits] = sum(7 << (9 * (s // 3) + 3 * (s % 3)) for s in range(9) if bits >> s & 1)
-    for cell in range(27):
-        row, column = divmod(cell, 9)
-        table[_PEERS + cell] = sum(
-            1 << other
-            for other in range(27)
-            if other != cell and (other // 9 == row or (other % 9) // 3 == column // 3)
-        )
-    table.setflags(write=False)
-    return table
-
-
-if TYPE_CHECKING:  # what the intrinsics are to the code that calls them
-
-    def _popcount(x: int) -> int:
-        """Number of set bits."""
-
-    def _lowest(x: int) -> int:
-        """Index of the lowest set bit."""
-
-else:
-
-    @intrinsic
-    def _popcount(typingctx, x):  # pragma: no cover - compiled
-        """Number of set bits of an int64 (one popcnt instruction)."""
-        if x != types.int64:
-            return None
-
-        def codegen(context, builder, signature, args):
-            return builder.ctpop(args[0])
-
-        return types.int64(types.int64), codegen
-
-    @intrinsic
-    def _lowest(typingctx, x):  # pragma: no cover - compiled
-        """Index of the lowest set bit of a nonzero int64 (one tzcnt instruction)."""
-        if x != types.int64:
-            return None
-
-        def codegen(context, builder, signature, args):
-            return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-
-        return types.int64(types.int64), codegen
 
 
 @numba.njit(cache=True)
@@ -191,17 +130,17 @@ def solve_batch9(
             for band in range(3):
                 words[_PLACED + band] = 0
             for cell in range(81):
-                v = np.int64(givens[b, cell])
+                v = _int(givens[b, cell])
                 if v <= 0:
                     continue
                 d = v - 1
                 band = cell // 27
                 j = cell - 27 * band
-                x = np.int64(1) << j
+                x = _int(1) << j
                 for e in range(9):
                     if e != d:
                         words[3 * e + band] &= ~x
-                words[3 * d + band] &= ~np.int64(table[_PEERS + j])
+                words[3 * d + band] &= ~_int(table[T_PEERS + j])
                 column = _COLUMN << (j % 9)
                 for other in range(3):
                     if other != band:
@@ -228,26 +167,26 @@ def solve_batch9(
                     todo &= todo - 1
                     d = i // 3
                     band = i - 3 * d
-                    f = np.int64(words[i])
+                    f = _int(words[i])
                     pattern = (
-                        table[_SHRINK + (f & 511)]
-                        | table[_SHRINK + ((f >> 9) & 511)] << 3
-                        | table[_SHRINK + (f >> 18)] << 6
+                        table[T_SHRINK + (f & 511)]
+                        | table[T_SHRINK + ((f >> 9) & 511)] << 3
+                        | table[T_SHRINK + (f >> 18)] << 6
                     )
-                    allowed = table[_MATCH + pattern]
+                    allowed = table[T_MATCH + pattern]
                     if allowed == 0:
                         ok = False
                         break
-                    g = f & table[_SEGMENTS + allowed]
+                    g = f & table[T_SEGMENTS + allowed]
                     if g != f:
                         words[i] = g
                         stack_due |= 1 << d
                     solo = (
-                        table[_SINGLE + (g & 511)]
-                        | table[_SINGLE + ((g >> 9) & 511)] << 9
-                        | table[_SINGLE + (g >> 18)] << 18
+                        table[T_SINGLE + (g & 511)]
+                        | table[T_SINGLE + ((g >> 9) & 511)] << 9
+                        | table[T_SINGLE + (g >> 18)] << 18
                     )
-                    new = solo & ~np.int64(words[_PLACED + band])
+                    new = solo & ~_int(words[_PLACED + band])
                     if new == 0:
                         continue
                     words[_PLACED + band] |= new
@@ -255,19 +194,19 @@ def solve_batch9(
                     # mispredicted tests), then the digit leaves their columns in the other bands.
                     for e in range(9):
                         k = 3 * e + band
-                        w = np.int64(words[k])
+                        w = _int(words[k])
                         hit = (w & new) if e != d else 0
                         words[k] = w ^ hit
-                        band_due |= np.int64(hit != 0) << k
-                        stack_due |= np.int64(hit != 0) << e
+                        band_due |= _int(hit != 0) << k
+                        stack_due |= _int(hit != 0) << e
                     column = ((new | new >> 9 | new >> 18) & 511) * _COLUMN
                     for other in range(3):
                         k = 3 * d + other
-                        w = np.int64(words[k])
+                        w = _int(words[k])
                         hit = (w & column) if other != band else 0
                         words[k] = w ^ hit
-                        band_due |= np.int64(hit != 0) << k
-                        stack_due |= np.int64(hit != 0) << d
+                        band_due |= _int(hit != 0) << k
+                        stack_due |= _int(hit != 0) << d
                 if not ok:
                     break
                 if band_due:
@@ -278,14 +217,14 @@ def solve_batch9(
                     stack_due &= stack_due - 1
                     folded = 0
                     for band in range(3):
-                        w = np.int64(words[3 * d + band])
+                        w = _int(words[3 * d + band])
                         folded |= ((w | w >> 9 | w >> 18) & 511) << (9 * band)
                     if folded == words[_STABLE + d]:
                         continue
                     kept = 0
                     for s in range(3):
                         x = (folded >> (3 * s)) & 0x1C0E07  # columns 3s..3s+2 of each band
-                        allowed = table[_MATCH + ((x | x >> 6 | x >> 12) & 511)]
+                        allowed = table[T_MATCH + ((x | x >> 6 | x >> 12) & 511)]
                         if allowed == 0:
                             ok = False
                             break
@@ -295,7 +234,7 @@ def solve_batch9(
                     words[_STABLE + d] = folded & kept
                     for band in range(3):
                         k = 3 * d + band
-                        w = np.int64(words[k])
+                        w = _int(words[k])
                         g = w & (((kept >> (9 * band)) & 511) * _COLUMN)
                         if g != w:
                             words[k] = g
@@ -307,7 +246,7 @@ def solve_batch9(
                     twice = 0
                     thrice = 0
                     for d in range(9):
-                        w = np.int64(words[3 * d + band])
+                        w = _int(words[3 * d + band])
                         thrice |= twice & w
                         twice |= once & w
                         once |= w
@@ -315,20 +254,20 @@ def solve_batch9(
                         ok = False
                         break
                     words[_BIVALUE + band] = twice & ~thrice
-                    naked = _BAND & ~twice & ~np.int64(words[_PLACED + band])
+                    naked = _BAND & ~twice & ~_int(words[_PLACED + band])
                     if naked == 0:
                         continue
                     words[_PLACED + band] |= naked
                     for d in range(9):
                         k = 3 * d + band
-                        w = np.int64(words[k])
+                        w = _int(words[k])
                         x = w & naked
                         if x == 0:
                             continue
                         gone = 0
                         y = x
                         while y:
-                            gone |= table[_PEERS + _lowest(y)]
+                            gone |= table[T_PEERS + _lowest(y)]
                             y &= y - 1
                         if w & gone:
                             words[k] = w & ~gone
@@ -337,7 +276,7 @@ def solve_batch9(
                         column = ((x | x >> 9 | x >> 18) & 511) * _COLUMN
                         for other in range(3):
                             k = 3 * d + other
-                            w = np.int64(words[k])
+                            w = _int(words[k])
                             if other != band and w & column:
                                 words[k] = w & ~column
                                 band_due |= 1 << k
@@ -355,7 +294,7 @@ def solve_batch9(
                         status = FLUSH
                         break
                     for i in range(27):
-                        w = np.int64(words[i])
+                        w = _int(words[i])
                         base = 27 * (i % 3)
                         while w:
                             out[n_out, base + _lowest(w)] = i // 3 + 1
@@ -378,16 +317,16 @@ def solve_batch9(
                 bivalue = (words[_BIVALUE] | words[_BIVALUE + 1] | words[_BIVALUE + 2]) != 0
                 for band in range(3):
                     if bivalue:
-                        open_cells = np.int64(words[_BIVALUE + band])
+                        open_cells = _int(words[_BIVALUE + band])
                     else:
-                        open_cells = _BAND & ~np.int64(words[_PLACED + band])
+                        open_cells = _BAND & ~_int(words[_PLACED + band])
                     while open_cells:
                         j = _lowest(open_cells)
                         open_cells &= open_cells - 1
-                        x = np.int64(1) << j
+                        x = _int(1) << j
                         digits = 0
                         for d in range(9):
-                            digits |= ((np.int64(words[3 * d + band]) >> j) & 1) << d
+                            digits |= ((_int(words[3 * d + band]) >> j) & 1) << d
                         size = _popcount(digits)
                         if size > fewest:
                             continue
@@ -404,7 +343,7 @@ def solve_batch9(
                             continue
                         points = 0
                         for other in range(3):
-                            near = table[_PEERS + j] if other == band else _COLUMN << (j % 9)
+                            near = table[T_PEERS + j] if other == band else _COLUMN << (j % 9)
                             shared = 0
                             ds = digits
                             while ds:
@@ -424,7 +363,7 @@ def solve_batch9(
                 if top == stack.shape[0]:
                     status = GROW
                     break
-                x = np.int64(1) << best_j
+                x = _int(1) << best_j
                 d = 0
                 while not words[3 * d + best_band] & x:
                     d += 1
@@ -436,7 +375,7 @@ def solve_batch9(
                 top += 1
                 for e in range(9):
                     k = 3 * e + best_band
-                    w = np.int64(words[k])
+                    w = _int(words[k])
                     if e != d and w & x:
                         words[k] = w & ~x
                         band_due |= 1 << k
@@ -453,9 +392,9 @@ def solve_batch9(
             top -= 1
             for k in range(_PLACED + 3):
                 words[k] = stack[top, k]
-            i = np.int64(stack[top, _PLACED + 3])
-            band_due = np.int64(1) << i
-            stack_due = np.int64(1) << (i // 3)
+            i = _int(stack[top, _PLACED + 3])
+            band_due = _int(1) << i
+            stack_due = _int(1) << (i // 3)
             mode = _MODE_PROPAGATE
     state[S_PUZZLE] = b
     state[S_MODE] = mode
@@ -463,3 +402,63 @@ def solve_batch9(
     state[S_QUEUED] = band_due | stack_due << 27
     state[S_SOLUTIONS] = n_out
     return status
+
+
+def entry_object() -> tuple[bytes, str, list[str]]:
+    """``solve_batch9`` compiled behind a C entry point: (object code, its symbol, external symbols).
+
+    The entry takes ``ENTRY9_ARGUMENTS`` (the arrays as pointers, C order) and returns the
+    kernel's status as int64.  The kernel never raises, so the error paths numba writes around
+    it (calls into numba's helper library) are never taken.
+    """
+    pointer = {
+        "givens": types.int8,
+        "table": types.uint32,
+        "words": types.uint32,
+        "stack": types.uint32,
+        "state": types.int64,
+        "out": types.int16,
+        "owner": types.int64,
+        "counts": types.int64,
+        "done": types.int8,
+        "nodes": types.int64,
+    }
+    signature = types.int64(
+        *(types.CPointer(pointer[name]) if kind == "p" else types.int64 for name, kind in ENTRY9_ARGUMENTS)
+    )
+
+    def entry(  # type: ignore[no-untyped-def]
+        givens,
+        puzzles,
+        table,
+        limit,
+        keep,
+        words,
+        stack,
+        levels,
+        state,
+        out,
+        rows,
+        owner,
+        counts,
+        done,
+        nodes,
+        budget,
+        rules,
+    ):  # pragma: no cover - compiled
+        work = Work9(
+            carray(words, (WORDS,)), carray(stack, (levels, LEVEL_WORDS)), carray(state, (STATE_SIZE,))
+        )
+        return solve_batch9(
+            carray(givens, (puzzles, 81)), carray(table, (TABLE9_SIZE,)), limit, keep != 0, work,
+            carray(out, (rows, 81)), carray(owner, (rows,)), carray(counts, (puzzles,)),
+            carray(done, (puzzles,)), carray(nodes, (puzzles,)), budget, rules,
+        )  # fmt: skip
+
+    compiled = numba.cfunc(signature)(entry)
+    library = getattr(compiled, "_library")  # noqa: B009 - numba keeps it private
+    text = library.get_llvm_str()
+    declared = re.findall(r'^declare [^@]*@"?([\w.$]+)"?\(', text, re.MULTILINE)
+    declared += re.findall(r'^@"?([\w.$]+)"? = external ', text, re.MULTILINE)
+    externals = sorted({symbol for symbol in declared if not symbol.startswith("llvm.")})
+    return bytes(library._get_compiled_object()), compiled.native_name, externals

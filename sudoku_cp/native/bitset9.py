@@ -315,7 +315,27 @@ def solve_batch9(
                 fewest = 10
                 scored = 0
                 bivalue = (words[_BIVALUE] | words[_BIVALUE + 1] | words[_BIVALUE + 2]) != 0
-                for band in range(3):
+                for band in range(3 if bivalue and score else 0):  # the common case, written out
+                    open_cells = _int(words[_BIVALUE + band])
+                    while open_cells and scored < _SCORED:
+                        j = _lowest(open_cells)
+                        open_cells &= open_cells - 1
+                        digits = 0
+                        for d in range(9):
+                            digits |= ((_int(words[3 * d + band]) >> j) & 1) << d
+                        first = 3 * _lowest(digits)
+                        second = 3 * _lowest(digits & (digits - 1))
+                        points = 0
+                        for other in range(3):
+                            near = table[T_PEERS + j] if other == band else _COLUMN << (j % 9)
+                            shared = (words[first + other] | words[second + other]) & near
+                            points += _popcount(shared) + 2 * _popcount(shared & words[_BIVALUE + other])
+                        if points > top_score:
+                            top_score = points
+                            best_band = band
+                            best_j = j
+                        scored += 1
+                for band in range(0 if bivalue and score else 3):
                     if bivalue:
                         open_cells = _int(words[_BIVALUE + band])
                     else:
@@ -376,10 +396,10 @@ def solve_batch9(
                 for e in range(9):
                     k = 3 * e + best_band
                     w = _int(words[k])
-                    if e != d and w & x:
-                        words[k] = w & ~x
-                        band_due |= 1 << k
-                        stack_due |= 1 << e
+                    hit = (w & x) if e != d else 0
+                    words[k] = w ^ hit
+                    band_due |= _int(hit != 0) << k
+                    stack_due |= _int(hit != 0) << e
                 mode = _MODE_PROPAGATE
                 continue
         if mode == _MODE_BACKTRACK:

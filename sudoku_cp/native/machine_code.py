@@ -25,7 +25,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -109,6 +108,8 @@ def _read(path: Path) -> tuple[dict[str, Any], bytes]:
 
 def _write(path: Path, header: dict[str, Any], code: bytes) -> None:
     """Save a file whole or not at all (a private file renamed into place); no error if it cannot be."""
+    import tempfile  # only when saving: a few milliseconds of every start-up otherwise
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, scratch = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")

@@ -35,7 +35,7 @@ from ..verify import valid_completions
 from .answers import BatchAnswers, search_many_by_arrays
 from .base import BackendError, SearchResult, checked_solutions
 from .batch9 import candidate_table, placed_digits, propagate_masks
-from .pysat_backend import BATCH_SOLVER, DEFAULT_SOLVER, PysatBackend, check_solver_name
+from .pysat_backend import BATCH_SOLVER, DEFAULT_SOLVER, PysatBackend, check_solver_name, search_apart
 
 __all__ = ["ARRAY_SIDE", "BatchPysat", "PysatBatchBackend"]
 
@@ -521,8 +521,11 @@ class PysatBatchBackend(PysatBackend):
     def search_many(
         self, puzzles: Sequence[Grid], limit: int = 1, time_limit: float | Deadline | None = None
     ) -> list[SearchResult]:
-        """One checked result per puzzle, in order (see ``BatchPysat.search_many``)."""
-        return self._engine().search_many(puzzles, limit, time_limit)
+        """One checked result per puzzle, in order (see ``BatchPysat.search_many``); grids from
+        ``pysat_backend.BIG_SIDE`` on go one by one to ``PysatBackend.search`` (see ``search_apart``)."""
+        return search_apart(
+            self, puzzles, limit, time_limit, lambda rest: self._engine().search_many(rest, limit, time_limit)
+        )
 
     def search_arrays(
         self,

@@ -230,6 +230,8 @@ def _run_local(work: Work[C, R], chunks: Iterable[C], executor: Executor) -> Gen
                 except BrokenProcessPool:
                     broken.append((number, chunk))
                     continue
+                except Exception as problem:  # e.g. a result that could not be pickled back
+                    results = work.crashed(chunk, f"{type(problem).__name__}: {problem}")
                 yield from order.release(number, results)
             if not broken:
                 continue
@@ -273,7 +275,14 @@ def _client(executor: Executor, notice: Callable[[str], None] | None) -> tuple[A
         raise ClusterError(
             "--cluster needs Dask: pip install 'sudoku_cp[dask]' (or dask[distributed])"
         ) from None
-    dask.config.set({"distributed.scheduler.allowed-failures": max(0, executor.attempts - 1)})
+    dask.config.set(
+        {
+            "distributed.scheduler.allowed-failures": max(0, executor.attempts - 1),
+            # Tasks wait on the scheduler, not queued on busy workers: a dying worker then takes
+            # down only the chunk it runs, and no waiting chunk is charged with its death.
+            "distributed.scheduler.worker-saturation": 1.0,
+        }
+    )
     cluster = None
     try:
         workers = local_workers(str(executor.cluster))

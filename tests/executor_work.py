@@ -6,7 +6,7 @@ import os
 import signal
 from pathlib import Path
 
-__all__ = ["crashed", "double", "setup_marker", "until_marked"]
+__all__ = ["crashed", "crashed_any", "double", "setup_marker", "unpicklable", "until_marked"]
 
 _state: dict[str, str] = {}
 
@@ -39,3 +39,13 @@ def crashed(chunk: object, why: str) -> list[str]:
     items = chunk[1] if isinstance(chunk, tuple) else chunk
     assert isinstance(items, list)
     return [f"crash({why.split(':')[0]})" for _ in items]
+
+
+def unpicklable(chunk: list[int]) -> list[object]:
+    """Results that cannot travel back from a worker process."""
+    return [lambda x=x: x for x in chunk]
+
+
+def crashed_any(chunk: list[int], why: str) -> list[object]:
+    """One crash line per item, naming the failure."""
+    return [f"crash({why.split(':')[0]})" for _ in chunk]

@@ -76,3 +76,10 @@ def test_a_bad_scheduler_address_is_a_cluster_error() -> None:
     _needs_dask()
     with pytest.raises(ClusterError, match="cannot reach Dask scheduler"):
         list(run_ordered(WORK, [[1]], Executor(cluster="tcp://127.0.0.1:9")))
+
+
+@pytest.mark.timeout(120)
+def test_results_that_cannot_come_back_from_a_worker_are_crash_results() -> None:
+    work = Work(ew.unpicklable, ew.crashed_any)
+    got = list(run_ordered(work, [[1, 2], [3]], Executor(jobs=2)))
+    assert len(got) == 3 and all(str(one).startswith("crash(") for one in got)

@@ -173,11 +173,11 @@ def solve_batch9(
                         | table[T_SHRINK + ((f >> 9) & 511)] << 3
                         | table[T_SHRINK + (f >> 18)] << 6
                     )
-                    allowed = table[T_MATCH + pattern]
-                    if allowed == 0:
+                    kept = table[T_SEGMENTS + pattern]  # the cells of the segments kept (0: none)
+                    if kept == 0:
                         ok = False
                         break
-                    g = f & table[T_SEGMENTS + allowed]
+                    g = f & kept
                     if g != f:
                         words[i] = g
                         stack_due |= 1 << d

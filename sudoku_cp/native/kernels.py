@@ -168,11 +168,11 @@ def tables9() -> np.ndarray:
     For a 9-bit row of a band (3 boxes of 3 cells): ``shrink`` its nonempty boxes (3 bits) and
     ``single`` the row itself when it has one cell, else 0.  For a 9-bit pattern of segments (bit
     3r + k: row r and box k of a band, or band r and column k of a stack): ``match`` the
-    segments in some perfect matching of rows to boxes (0: none) and ``segments`` their 27 cells
-    in a band word.  ``peers`` (27): the row and box mates of each cell of a band.
+    segments in some perfect matching of rows to boxes (0: none) and ``segments`` those segments'
+    cells as a band word (the band step's one lookup).  ``peers`` (27): the row and box mates of
+    each cell of a band.
     """
     bits = np.arange(512)
-    slots = (bits[:, None] >> np.arange(9)) & 1  # (512, 9): segment s of each pattern
     table = np.zeros(TABLE9_SIZE, np.uint32)
     boxes = (bits[:, None] >> (3 * np.arange(3))) & 7
     table[T_SHRINK : T_SHRINK + 512] = ((boxes != 0) << np.arange(3)).sum(axis=1)
@@ -181,7 +181,8 @@ def tables9() -> np.ndarray:
         matching = sum(1 << (3 * r + k) for r, k in enumerate(perm))
         table[T_MATCH : T_MATCH + 512] |= np.where(bits & matching == matching, matching, 0).astype(np.uint32)
     segment_cells = [7 << (9 * (s // 3) + 3 * (s % 3)) for s in range(9)]
-    table[T_SEGMENTS : T_SEGMENTS + 512] = slots @ np.array(segment_cells)
+    kept = (table[T_MATCH + bits, None] >> np.arange(9)) & 1
+    table[T_SEGMENTS : T_SEGMENTS + 512] = kept.astype(np.int64) @ np.array(segment_cells)
     cells = np.arange(27)
     row, box = cells // 9, (cells % 9) // 3
     mates = ((row[:, None] == row) | (box[:, None] == box)) & (cells[:, None] != cells)

@@ -151,7 +151,7 @@ def _kernel9(saved: bool = True) -> _Kernel:
                 _build9,
                 [kind for _, kind in ENTRY9_ARGUMENTS],
             )
-        except (ImportError, OSError, machine_code.MachineCodeError):
+        except (ImportError, OSError, RuntimeError):  # MachineCodeError, or llvmlite's own
             pass
         else:
             return _through(entry)

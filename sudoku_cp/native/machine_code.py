@@ -30,6 +30,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..errors import SudokuCpError
+
 __all__ = ["MachineCodeError", "cache_folder", "load"]
 
 _FORMAT = 1  # bump when the file layout changes
@@ -39,8 +41,8 @@ _alive: list[object] = []
 _loaded: dict[str, Callable[..., int]] = {}
 
 
-class MachineCodeError(RuntimeError):
-    """Saved machine code that cannot be used (damaged, or for another processor)."""
+class MachineCodeError(SudokuCpError, RuntimeError):
+    """Saved machine code that cannot be used (damaged, or without its entry point)."""
 
 
 def cache_folder() -> Path:
@@ -66,7 +68,8 @@ def load(
     ``sources``: the files the code is compiled from (part of the key); ``build()`` returns the
     object code, the entry's symbol and the external symbols the code refers to; ``arguments``:
     the entry's arguments, "p" (a pointer) or "i" (int64) each; it returns int64.  Raises
-    ``MachineCodeError`` (or OSError, ImportError) when the code cannot be built or loaded.
+    ``MachineCodeError`` (or ImportError, OSError, llvmlite's RuntimeError) when the code cannot be
+    built or loaded.
     """
     with _lock:
         if name in _loaded:

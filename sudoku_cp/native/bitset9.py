@@ -61,7 +61,7 @@ from .kernels import (
     S_SOLUTIONS,
     S_TOP,
     STATE_SIZE,
-    T_MATCH,
+    T_COLUMNS,
     T_PEERS,
     T_SEGMENTS,
     T_SHRINK,
@@ -224,11 +224,11 @@ def solve_batch9(
                     kept = 0
                     for s in range(3):
                         x = (folded >> (3 * s)) & 0x1C0E07  # columns 3s..3s+2 of each band
-                        allowed = table[T_MATCH + ((x | x >> 6 | x >> 12) & 511)]
+                        allowed = table[T_COLUMNS + ((x | x >> 6 | x >> 12) & 511)]
                         if allowed == 0:
                             ok = False
                             break
-                        kept |= ((allowed & 7) | (allowed & 0x38) << 6 | (allowed & 0x1C0) << 12) << (3 * s)
+                        kept |= allowed << (3 * s)
                     if not ok:
                         break
                     words[_STABLE + d] = folded & kept

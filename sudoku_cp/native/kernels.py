@@ -42,7 +42,7 @@ __all__ = [
     "S_QUEUED",
     "S_SOLUTIONS",
     "S_TOP",
-    "T_MATCH",
+    "T_COLUMNS",
     "T_PEERS",
     "T_SEGMENTS",
     "T_SHRINK",
@@ -104,7 +104,7 @@ ENTRY9_ARGUMENTS = (
     ("rules", "i"),
 )
 # Offsets of the 9x9 tables in their one array.
-T_SHRINK, T_MATCH, T_SEGMENTS, T_SINGLE, T_PEERS = 0, 512, 1024, 1536, 2048
+T_SHRINK, T_COLUMNS, T_SEGMENTS, T_SINGLE, T_PEERS = 0, 512, 1024, 1536, 2048
 TABLE9_SIZE = T_PEERS + 27
 
 
@@ -167,22 +167,25 @@ def tables9() -> np.ndarray:
 
     For a 9-bit row of a band (3 boxes of 3 cells): ``shrink`` its nonempty boxes (3 bits) and
     ``single`` the row itself when it has one cell, else 0.  For a 9-bit pattern of segments (bit
-    3r + k: row r and box k of a band, or band r and column k of a stack): ``match`` the
-    segments in some perfect matching of rows to boxes (0: none) and ``segments`` those segments'
-    cells as a band word (the band step's one lookup).  ``peers`` (27): the row and box mates of
-    each cell of a band.
+    3r + k: row r and box k of a band, or band r and column k of a stack), the segments in some
+    perfect matching of rows to boxes: ``segments`` their cells as a band word (the band step's
+    lookup), ``columns`` the same segments as bits 9r + k (the stack step's, for a stack's
+    columns in three folded band words); 0 when there is no perfect matching.  ``peers`` (27):
+    the row and box mates of each cell of a band.
     """
     bits = np.arange(512)
     table = np.zeros(TABLE9_SIZE, np.uint32)
     boxes = (bits[:, None] >> (3 * np.arange(3))) & 7
     table[T_SHRINK : T_SHRINK + 512] = ((boxes != 0) << np.arange(3)).sum(axis=1)
     table[T_SINGLE : T_SINGLE + 512] = np.where(bits & (bits - 1) == 0, bits, 0)
+    matched = np.zeros(512, np.int64)
     for perm in permutations(range(3)):
         matching = sum(1 << (3 * r + k) for r, k in enumerate(perm))
-        table[T_MATCH : T_MATCH + 512] |= np.where(bits & matching == matching, matching, 0).astype(np.uint32)
-    segment_cells = [7 << (9 * (s // 3) + 3 * (s % 3)) for s in range(9)]
-    kept = (table[T_MATCH + bits, None] >> np.arange(9)) & 1
-    table[T_SEGMENTS : T_SEGMENTS + 512] = kept.astype(np.int64) @ np.array(segment_cells)
+        matched |= np.where(bits & matching == matching, matching, 0)
+    kept = (matched[:, None] >> np.arange(9)) & 1  # (512, 9): segment s kept
+    slot = np.arange(9)
+    table[T_SEGMENTS : T_SEGMENTS + 512] = kept @ (7 << (9 * (slot // 3) + 3 * (slot % 3)))
+    table[T_COLUMNS : T_COLUMNS + 512] = kept @ (1 << (9 * (slot // 3) + slot % 3))
     cells = np.arange(27)
     row, box = cells // 9, (cells % 9) // 3
     mates = ((row[:, None] == row) | (box[:, None] == box)) & (cells[:, None] != cells)

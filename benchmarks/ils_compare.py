@@ -3,6 +3,9 @@
     .venv/bin/python benchmarks/ils_compare.py [--sizes 9,16] [--sample N] [--timeouts 5,20]
                                                [--sweep] [--skip-compare]
 
+Part 0: the 16 named logic-solvable 9x9 instances of the ant colony paper's Table 1 and Figure 4
+(``shared/data/acs/logic-solvable``), ``--named`` seeded runs per instance and solver, 5 s
+timeout: runs solved, median and mean CPU ms of the solved runs.
 Part 1: the general instances of Lloyd & Amos (``shared/data/acs/general``, 5 per size and
 fixed-cell fraction), the first ``--sample`` of each fraction, one seeded run per instance and
 solver (seed = instance index), with the ant colony paper's timeouts (5 s for 9x9, 20 s for
@@ -14,7 +17,7 @@ Part 2 (``--sweep``): the choices of ``sudoku_cp/native/ils.py`` that the paper 
 a time from the defaults, measured in iterations under an iteration cap, so the figures do not
 depend on the machine's load: the six hard named 9x9 instances (10 seeds each), eight random
 16x16 puzzles at 45 % fixed cells (3 seeds) and the 25x25 general instances at 40 and 45 % (one
-seed).  Raw results go to ``benchmarks/results/ils_compare.json``.
+seed).  Raw results go to ``benchmarks/results/ils_compare_<sizes>[_sweep].json``.
 """
 
 from __future__ import annotations
@@ -87,9 +90,6 @@ def _run(spec: str, puzzle: Grid, seed: int, timeout: float) -> tuple[bool, floa
 
 def compare(sizes: list[int], sample: int, timeouts: dict[int, float]) -> dict[str, object]:
     """Part 1: success and median CPU time per fixed-cell fraction, for every solver."""
-    warm = _instances(9, 45, 1)[0]
-    for spec in SOLVERS.values():
-        _run(spec, warm, 0, 30.0)
     raw: dict[str, object] = {}
     for size in sizes:
         timeout = timeouts[size]
@@ -129,6 +129,35 @@ def compare(sizes: list[int], sample: int, timeouts: dict[int, float]) -> dict[s
             f"* load at the end: {load_average()}",
         )
     return raw
+
+
+def named(runs: int) -> dict[str, object]:
+    """Part 0: the named 9x9 instances, ``runs`` seeded runs per instance and solver."""
+    began = load_average()
+    results = {
+        path.stem: {
+            name: [_run(spec, parse_grid(path.read_text()), seed, 5.0) for seed in range(runs)]
+            for name, spec in SOLVERS.items()
+        }
+        for path in sorted((ACS / "logic-solvable").glob("*.txt"))
+    }
+    _header(
+        f"### Named 9x9 instances: {runs} runs each, 5 s timeout, CPU ms of the solved runs "
+        f"(load at start {began}, at the end {load_average()})",
+        "instance",
+        list(SOLVERS),
+        ("solved", "median ms", "mean ms"),
+    )
+    for stem, per in results.items():
+        cells = [stem]
+        for outcomes in per.values():
+            times = [1000 * seconds for ok, seconds in outcomes if ok]
+            middle = (
+                [f"{statistics.median(times):.3g}", f"{statistics.fmean(times):.3g}"] if times else ["-"] * 2
+            )
+            cells += [f"{len(times)}/{runs}", *middle]
+        _emit("| " + " | ".join(cells) + " |")
+    return dict(results)
 
 
 # ---------------------------------------------------------------------------------------- Part 2
@@ -194,7 +223,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--skip-compare", action="store_true", help="only part 2")
     parser.add_argument("--sweep", action="store_true", help="also measure the ILS settings (part 2)")
-    parser.add_argument("--sample", type=int, default=5, help="instances per fraction (default all 5)")
+    parser.add_argument("--named", type=int, default=5, help="runs per named instance (default 5; 0: skip)")
+    parser.add_argument(
+        "--sample", type=int, default=5, help="instances per fraction (default all 5; 0: skip)"
+    )
     parser.add_argument(
         "--sizes", type=_numbers, default=[9, 16], help="general instance sizes (default 9,16)"
     )
@@ -216,11 +248,19 @@ def main(argv: list[str] | None = None) -> int:
     began = time.perf_counter()
     raw: dict[str, object] = {"machine": machine(), "timeouts": timeouts, "sample": args.sample}
     if not args.skip_compare:
-        raw["compare"] = compare(sizes, args.sample, timeouts)
+        for spec in SOLVERS.values():  # compile before anything is timed
+            _run(spec, _instances(9, 45, 1)[0], 0, 30.0)
+        if args.named:
+            raw["named"] = named(args.named)
+        if args.sample:
+            raw["compare"] = compare(sizes, args.sample, timeouts)
     if args.sweep:
         raw["sweep"] = sweep()
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "ils_compare.json").write_text(json.dumps(raw))
+    name = "-".join(map(str, sizes)) if not args.skip_compare else "settings"
+    (
+        RESULTS / f"ils_compare_{name}{'_sweep' if args.sweep and not args.skip_compare else ''}.json"
+    ).write_text(json.dumps(raw))
     _emit("", f"total {time.perf_counter() - began:.0f} s wall")
     return 0
 

@@ -1,15 +1,17 @@
 """Iterated local search with constraint programming (ILS), after Musliu & Winter, compiled with numba.
 
 Reference: N. Musliu, F. Winter, "A hybrid approach for the Sudoku problem: using constraint
-programming in iterated local search", IEEE Intelligent Systems 32(2):52-62, 2017,
-doi:10.1109/MIS.2017.29.  The fourth solver of Lloyd & Amos' ant colony experiments (their
-reference [26]: "an iterated local search algorithm with constraint programming which represents
-the state-of-the-art in stochastic search algorithms for the Sudoku problem"; they ran the
-authors' program with the settings the paper recommends).  The paper itself was not available
-here: this module follows its published outline (constraint propagation, box-permutation states,
-swap moves inside boxes, a cost of missing digits per row and column, tabu search as the local
-search, perturbation and acceptance as in any ILS), and every detail below marked *ours* is a
-choice of this module, not a transcription.  ``benchmarks/README.md`` ("ILS") measures them.
+programming in iterated local search", IEEE Intelligent Systems 32(2):52-62, 2017.  The fourth
+solver of Lloyd & Amos' ant colony experiments (their reference [26]: "an iterated local search
+algorithm with constraint programming which represents the state-of-the-art in stochastic search
+algorithms for the Sudoku problem"; they ran the authors' program with the settings the paper
+recommends).  The paper's text was not available here.  This module follows its published
+outline as we know it (constraint propagation first; states where every box is a permutation;
+swaps of two open cells inside a box; the number of row and column conflicts as the cost; a
+tabu search with the min-conflicts heuristic as the local search; perturbation and acceptance
+as in any ILS), recalled, not checked against the paper.  Every detail marked *ours* below is
+a choice of this module, and its defaults come from the sweep in ``benchmarks/README.md``
+(section "ILS", ``benchmarks/ils_compare.py --sweep``: iterations to solve under a cap).
 
 * **Constraint programming** (once, before the search): the propagation of the other native
   solvers (``sudoku_cp.native.propagation``: naked and hidden singles to a fixed point, the rules
@@ -21,33 +23,35 @@ choice of this module, not a transcription.  ``benchmarks/README.md`` ("ILS") me
   open cells to its missing digits inside the domains (the box's AllDifferent with the CP
   domains; augmenting paths from cells and digits taken in random order).  A box whose domains
   admit no such matching proves the puzzle has no solution.  ``domain_fill=0`` fills boxes with
-  a random permutation instead.
+  a random permutation instead (no better in the sweep, and it loses that proof).
 * **Cost** (minimised): the number of digits missing from each row plus from each column; 0
   exactly at a solution.  Kept incrementally from row and column digit counts.
-* **Local search** (tabu search with the min-conflicts heuristic; the selection rule, the tabu
-  attribute and the tenure are *ours*): each iteration picks a cell uniformly among the open
-  cells in conflict (its digit occurs twice in its row or column), scores the swap of its digit
-  with every other open cell of its box and makes the best allowed swap, even when it worsens
-  the cost, ties broken uniformly at random.  A swap of two cells may not be made again for
-  ``tenure`` iterations (default 1: a swap is never undone at once), unless it reaches a cost
-  below the best of the current local search (aspiration); the tabu list is empty when a local
-  search starts.  Longer tenures, and a (cell, digit) attribute, were slower on every instance
-  set measured.  Swaps may move digits out of their domains (``domain_swaps=0``, default):
-  restricted to the domains, the swap neighbourhood falls apart into pieces no swap connects,
-  and the search solved far fewer 25x25 instances (0 of 10 against 6 of 10 at the same cap).
+* **Local search** (the selection rule, the tabu attribute and the tenure are *ours*): each
+  iteration picks a cell uniformly among the open cells in conflict (its digit occurs twice in
+  its row or column), scores the swap of its digit with every other open cell of its box and
+  makes the best allowed swap, even when it worsens the cost, ties broken uniformly at random.
+  A swap of two cells may not be made again for ``tenure`` iterations (default 1: a swap is
+  never undone at once), unless it reaches a cost below the best of the current local search
+  (aspiration); the tabu list is empty when a local search starts.  Longer tenures were slower
+  (tenure 3: 5 of 60 hard 9x9 runs unsolved at the cap, tenure 10: 27 of 60 and no 25x25
+  instance), as was a (cell, digit) tabu attribute in our tuning: the random choice of the
+  conflicting cell already keeps the search from cycling.  Swaps may move digits out of their
+  domains (``domain_swaps=0``, default): restricted to the domains, the swap neighbourhood falls
+  apart into pieces no swap connects, and the search was 1.7 times slower on hard 9x9 puzzles
+  and left 2 of 24 random 16x16 runs unsolved at the cap.
 * **Stagnation and local optimum** (*ours*): a local search ends after ``stall_limit`` (1000)
   iterations without a cost below its best; its local optimum is the best state it visited.
-  Shorter local searches (30 to 300) solved fewer 25x25 instances at the same cap.
+  Limits from 100 to 3000 did equally well within the noise of 10 to 30 runs per 25x25 set.
 * **Acceptance** (*ours*, the usual ILS "better or equal"): the local optimum replaces the
   incumbent when its cost is not higher; the next local search starts from a perturbation of
   the incumbent.
 * **Perturbation** (*ours*, strength and kind): ``Perturbation.REFILL`` (default) re-fills
   ``strength`` (1) random boxes of at least two open cells by a fresh random matching inside the
   domains: the CP-based part of the loop.  ``Perturbation.SWAP`` makes ``strength`` random swaps
-  inside random boxes instead (slower on every set measured).
+  inside random boxes instead (5 swaps left 3 of 60 hard 9x9 runs unsolved at the cap).
 * **Restart** (*ours*): after ``restart_after`` local searches in a row that did not lower the
-  incumbent's cost, the search starts over from a fresh initial state (default 0: never; with
-  free swaps, restarts only threw progress away on 25x25).
+  incumbent's cost, the search starts over from a fresh initial state (default 0: never;
+  restarting after 20 changed nothing measurable).
 
 Randomness comes from ``sudoku_cp.native.prng``, whose state is part of the search state, and
 the search runs in resumable chunks (the Python driver checks the clock between chunks): the

@@ -396,7 +396,7 @@ def test_damaged_or_missing_machine_code_is_built_again(
     def load() -> int:
         """Load (or build) the kernel and search with it; the builds so far."""
         sources = [Path(backtrack.__file__).with_name("kernels.py")]
-        entry = machine_code.load("test", sources, build, [kind for _, kind in ENTRY9_ARGUMENTS])
+        entry = machine_code.load("test", sources, build, ENTRY9_ARGUMENTS)
         machine_code._loaded.clear()
         _assert_same_search(_run_with(backtrack._through(entry), givens, 2), expected)
         return len(builds)

@@ -149,7 +149,7 @@ def _kernel9(saved: bool = True) -> _Kernel:
                 "bitset9",
                 [Path(__file__).with_name(name) for name in ("bitset9.py", "bitset.py", "kernels.py")],
                 _build9,
-                [kind for _, kind in ENTRY9_ARGUMENTS],
+                ENTRY9_ARGUMENTS,
             )
         except (ImportError, OSError, RuntimeError):  # MachineCodeError, or llvmlite's own
             pass

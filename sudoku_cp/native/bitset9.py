@@ -34,12 +34,11 @@ returns the machine code, which later processes load without numba (``machine_co
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
-from numba import carray, types
+from numba import carray
 
 from .bitset import lowest_index as _lowest
 from .bitset import popcount as _popcount
@@ -70,6 +69,7 @@ from .kernels import (
     WORDS,
     Work9,
 )
+from .machine_code import compile_entry
 
 __all__ = ["entry_object", "solve_batch9"]
 
@@ -424,61 +424,43 @@ def solve_batch9(
     return status
 
 
-def entry_object() -> tuple[bytes, str, list[str]]:
-    """``solve_batch9`` compiled behind a C entry point: (object code, its symbol, external symbols).
-
-    The entry takes ``ENTRY9_ARGUMENTS`` (the arrays as pointers, C order) and returns the
-    kernel's status as int64.  The kernel never raises, so the error paths numba writes around
-    it (calls into numba's helper library) are never taken.
-    """
-    pointer = {
-        "givens": types.int8,
-        "table": types.uint32,
-        "words": types.uint32,
-        "stack": types.uint32,
-        "state": types.int64,
-        "out": types.int16,
-        "owner": types.int64,
-        "counts": types.int64,
-        "done": types.int8,
-        "nodes": types.int64,
-    }
-    signature = types.int64(
-        *(types.CPointer(pointer[name]) if kind == "p" else types.int64 for name, kind in ENTRY9_ARGUMENTS)
-    )
-
-    def entry(  # type: ignore[no-untyped-def]
-        givens,
-        puzzles,
-        table,
+def _entry9(
+    givens,
+    puzzles,
+    table,
+    limit,
+    keep,
+    words,
+    stack,
+    levels,
+    state,
+    out,
+    rows,
+    owner,
+    counts,
+    done,
+    nodes,
+    budget,
+    rules,
+):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
+    """``solve_batch9`` on the arrays behind ``ENTRY9_ARGUMENTS``'s pointers."""
+    work = Work9(carray(words, (WORDS,)), carray(stack, (levels, LEVEL_WORDS)), carray(state, (STATE_SIZE,)))
+    return solve_batch9(
+        carray(givens, (puzzles, 81)),
+        carray(table, (TABLE9_SIZE,)),
         limit,
-        keep,
-        words,
-        stack,
-        levels,
-        state,
-        out,
-        rows,
-        owner,
-        counts,
-        done,
-        nodes,
+        keep != 0,
+        work,
+        carray(out, (rows, 81)),
+        carray(owner, (rows,)),
+        carray(counts, (puzzles,)),
+        carray(done, (puzzles,)),
+        carray(nodes, (puzzles,)),
         budget,
         rules,
-    ):  # pragma: no cover - compiled
-        work = Work9(
-            carray(words, (WORDS,)), carray(stack, (levels, LEVEL_WORDS)), carray(state, (STATE_SIZE,))
-        )
-        return solve_batch9(
-            carray(givens, (puzzles, 81)), carray(table, (TABLE9_SIZE,)), limit, keep != 0, work,
-            carray(out, (rows, 81)), carray(owner, (rows,)), carray(counts, (puzzles,)),
-            carray(done, (puzzles,)), carray(nodes, (puzzles,)), budget, rules,
-        )  # fmt: skip
+    )
 
-    compiled = numba.cfunc(signature)(entry)
-    library = getattr(compiled, "_library")  # noqa: B009 - numba keeps it private
-    text = library.get_llvm_str()
-    declared = re.findall(r'^declare [^@]*@"?([\w.$]+)"?\(', text, re.MULTILINE)
-    declared += re.findall(r'^@"?([\w.$]+)"? = external ', text, re.MULTILINE)
-    externals = sorted({symbol for symbol in declared if not symbol.startswith("llvm.")})
-    return bytes(library._get_compiled_object()), compiled.native_name, externals
+
+def entry_object() -> tuple[bytes, str, list[str]]:
+    """``solve_batch9`` behind a C entry point taking ``ENTRY9_ARGUMENTS``: object code, symbol, externals."""
+    return compile_entry(_entry9, ENTRY9_ARGUMENTS)

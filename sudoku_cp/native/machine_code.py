@@ -24,6 +24,7 @@ import ctypes
 import hashlib
 import json
 import os
+import re
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -32,7 +33,7 @@ from typing import Any
 
 from ..errors import SudokuCpError
 
-__all__ = ["MachineCodeError", "cache_folder", "load"]
+__all__ = ["MachineCodeError", "cache_folder", "compile_entry", "load"]
 
 _FORMAT = 1  # bump when the file layout changes
 _lock = threading.Lock()
@@ -61,13 +62,14 @@ def load(
     name: str,
     sources: Sequence[Path],
     build: Callable[[], tuple[bytes, str, list[str]]],
-    arguments: Sequence[str],
+    arguments: Sequence[tuple[str, str]],
 ) -> Callable[..., int]:
     """The entry point of kernel ``name`` as a ctypes function, built by ``build`` when not saved.
 
     ``sources``: the files the code is compiled from (part of the key); ``build()`` returns the
-    object code, the entry's symbol and the external symbols the code refers to; ``arguments``:
-    the entry's arguments, "p" (a pointer) or "i" (int64) each; it returns int64.  Raises
+    object code, the entry's symbol and the external symbols the code refers to (as
+    ``compile_entry`` does); ``arguments``: the entry's (name, type) pairs, "int64" or a pointer
+    such as "uint32*"; it returns int64.  Raises
     ``MachineCodeError`` (or ImportError, OSError, llvmlite's RuntimeError) when the code cannot be
     built or loaded.
     """
@@ -131,8 +133,40 @@ def _never_called() -> None:
     os.abort()
 
 
+def compile_entry(
+    function: Callable[..., int], arguments: Sequence[tuple[str, str]]
+) -> tuple[bytes, str, list[str]]:
+    """Compile ``function`` with numba as a C entry point: (object code, its symbol, external symbols).
+
+    ``arguments``: its (name, type) pairs as ``load`` takes them; it returns int64.  The kernel it
+    calls must never raise: the error paths numba writes around it (calls into numba's helper
+    library) are bound to a stub when the code is loaded without numba.
+    """
+    import numba
+    from numba import types
+
+    signature = types.int64(
+        *(
+            types.CPointer(getattr(types, kind[:-1])) if kind.endswith("*") else getattr(types, kind)
+            for _, kind in arguments
+        )
+    )
+    compiled = numba.cfunc(signature)(function)
+    library = getattr(compiled, "_library")  # noqa: B009 - numba keeps it private
+    text = library.get_llvm_str()
+    declared = re.findall(r'^declare [^@]*@"?([\w.$]+)"?\(', text, re.MULTILINE)
+    declared += re.findall(r'^@"?([\w.$]+)"? = external ', text, re.MULTILINE)
+    externals = sorted({symbol for symbol in declared if not symbol.startswith("llvm.")})
+    return bytes(library._get_compiled_object()), compiled.native_name, externals
+
+
 def _link(
-    llvm: Any, cpu: str, features: str, header: dict[str, Any], code: bytes, arguments: Sequence[str]
+    llvm: Any,
+    cpu: str,
+    features: str,
+    header: dict[str, Any],
+    code: bytes,
+    arguments: Sequence[tuple[str, str]],
 ) -> Callable[..., int]:
     """Link object code in memory and return its entry point as a ctypes function."""
     stub = ctypes.CFUNCTYPE(None)(_never_called)
@@ -149,7 +183,8 @@ def _link(
     if not address:
         raise MachineCodeError(f"no symbol {header['symbol']} in the object code")
     _alive.extend((engine, stub))
-    kinds = {"p": ctypes.c_void_p, "i": ctypes.c_int64}
-    prototype = ctypes.CFUNCTYPE(ctypes.c_int64, *(kinds[kind] for kind in arguments))
+    prototype = ctypes.CFUNCTYPE(
+        ctypes.c_int64, *(ctypes.c_void_p if kind.endswith("*") else ctypes.c_int64 for _, kind in arguments)
+    )
     function: Callable[..., int] = prototype(address)
     return function

@@ -1,6 +1,6 @@
 """ILS (Musliu & Winter) against the other local searches, hill and ACS, on the ant colony instances.
 
-    .venv/bin/python benchmarks/ils_compare.py [--sizes 9,16] [--sample N] [--timeouts 5,20]
+    .venv/bin/python benchmarks/ils_compare.py [--named N] [--sizes 9,16] [--sample N] [--timeouts 5,20]
                                                [--sweep] [--skip-compare]
 
 Part 0: the 16 named logic-solvable 9x9 instances of the ant colony paper's Table 1 and Figure 4
@@ -17,7 +17,7 @@ Part 2 (``--sweep``): the choices of ``sudoku_cp/native/ils.py`` that the paper 
 a time from the defaults, measured in iterations under an iteration cap, so the figures do not
 depend on the machine's load: the six hard named 9x9 instances (10 seeds each), eight random
 16x16 puzzles at 45 % fixed cells (3 seeds) and the 25x25 general instances at 40 and 45 % (one
-seed).  Raw results go to ``benchmarks/results/ils_compare_<sizes>[_sweep].json``.
+seed).  Raw results go to ``benchmarks/results/ils_compare_<parts>.json``.
 """
 
 from __future__ import annotations
@@ -257,10 +257,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.sweep:
         raw["sweep"] = sweep()
     RESULTS.mkdir(exist_ok=True)
-    name = "-".join(map(str, sizes)) if not args.skip_compare else "settings"
-    (
-        RESULTS / f"ils_compare_{name}{'_sweep' if args.sweep and not args.skip_compare else ''}.json"
-    ).write_text(json.dumps(raw))
+    parts = [key if key != "compare" else "-".join(map(str, sizes)) for key in ("named", "compare", "sweep")]
+    name = "_".join(
+        part for part, key in zip(parts, ("named", "compare", "sweep"), strict=True) if key in raw
+    )
+    (RESULTS / f"ils_compare_{name}.json").write_text(json.dumps(raw))
     _emit("", f"total {time.perf_counter() - began:.0f} s wall")
     return 0
 

@@ -26,7 +26,7 @@ from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry, geometry_for_size
 from sudoku_cp.grid import Grid
 from sudoku_cp.limits import Deadline
-from sudoku_cp.native import backtrack, machine_code
+from sudoku_cp.native import backtrack, bitset9, machine_code
 from sudoku_cp.native.backtrack import BatchRun, backtrack_search, search_batch
 from sudoku_cp.native.kernels import ENTRY9_ARGUMENTS, RULE_LOCKED, RULE_SCORE, RULES_ALL
 from sudoku_cp.outcome import REASON_TIME_LIMIT
@@ -34,6 +34,7 @@ from sudoku_cp.verify import solution_problem
 
 #: Every box shape up to 5x5 (p rows by q columns).
 SHAPES = [(p, q) for p in range(1, 6) for q in range(1, 6) if p * q >= 2]
+NINE = Geometry(3, 3)
 UNSAT = "..8....5.97.683....4....68...1.2.9...........69.5.4.2..1..4..7.8..1.....5........"
 SAMPLES = ["norvig_top95.txt", "forum_hardest_200.txt", "clue17_100.txt", "magictour_100.txt"]
 
@@ -338,13 +339,19 @@ def test_nine_by_nine_kernel_follows_the_rule_flags_to_the_same_answers(rules: i
     assert np.array_equal(nine.solutions, general.solutions)  # unique puzzles: the one solution each
 
 
-def _run_with(kernel: Callable[..., int], givens: np.ndarray, limit: int) -> BatchRun:
-    """``search_batch`` on 9x9 puzzles with the given kernel."""
+def _run_with(
+    kernel: Callable[..., int],
+    givens: np.ndarray,
+    limit: int,
+    geometry: Geometry = NINE,
+    general: bool = False,
+) -> BatchRun:
+    """``search_batch`` with the given kernel: the 9x9 one, or with ``general`` the general one."""
+    tables = backtrack._tables(geometry) if general else backtrack._tables9()
+    work = (lambda levels: backtrack._work(geometry, levels)) if general else backtrack._work9
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(
-            backtrack, "_kernel", lambda geometry, general: (kernel, backtrack._tables9(), backtrack._work9)
-        )
-        return search_batch(Geometry(3, 3), givens, limit=limit)
+        patch.setattr(backtrack, "_kernel", lambda geometry, general: (kernel, tables, work))
+        return search_batch(geometry, givens, limit=limit)
 
 
 def test_nine_by_nine_kernel_from_machine_code_equals_numbas() -> None:
@@ -356,17 +363,34 @@ def test_nine_by_nine_kernel_from_machine_code_equals_numbas() -> None:
         _assert_same_search(_run_with(saved, givens, limit), _run_with(compiled, givens, limit))
 
 
+@pytest.mark.parametrize("shape", [(3, 3), (2, 3), (4, 4), (1, 4), (3, 5)])
+def test_general_kernel_from_machine_code_equals_numbas(shape: tuple[int, int]) -> None:
+    saved, compiled = backtrack._general_kernel(), backtrack._general_kernel(saved=False)
+    assert saved is not compiled
+    geometry = Geometry(*shape)
+    rng = np.random.default_rng(5)
+    share = {9: 0.6, 6: 0.7, 16: 0.3, 4: 1.0, 15: 0.35}[geometry.n]
+    puzzles = [blank_cells(random_solution(geometry, rng), share, rng) for _ in range(6)]
+    givens = np.stack([puzzle.values.reshape(-1) for puzzle in puzzles])
+    for limit in (1, 2, 40):
+        one, other = (
+            _run_with(kernel, givens, limit, geometry, general=True) for kernel in (saved, compiled)
+        )
+        _assert_same_search(one, other)
+
+
 def test_unusable_machine_code_falls_back_to_numba(monkeypatch: pytest.MonkeyPatch) -> None:
     def fail(*args: object) -> None:
         raise machine_code.MachineCodeError("for another processor")
 
     monkeypatch.setattr(machine_code, "load", fail)
     assert backtrack._kernel9.__wrapped__() is backtrack._kernel9(saved=False)
+    assert backtrack._general_kernel.__wrapped__() is backtrack._general_kernel(saved=False)
 
 
-def test_a_nine_by_nine_search_imports_no_numba() -> None:
-    """Start-up: a 9x9 batch runs the saved machine code; numba is never imported."""
-    backtrack._kernel9()  # saved by now, if it was not
+def test_a_search_imports_no_numba() -> None:
+    """Start-up: a batch runs the saved machine code, 9x9 or not; numba is never imported."""
+    backtrack._kernel9(), backtrack._general_kernel()  # saved by now, if they were not
     code = (
         "import sys, numpy as np\n"
         "from sudoku_cp.geometry import Geometry\n"
@@ -374,6 +398,8 @@ def test_a_nine_by_nine_search_imports_no_numba() -> None:
         f"givens = np.array([{parse_grid(UNSAT).values.reshape(-1).tolist()}])\n"
         "run = search_batch(Geometry(3, 3), givens, limit=2)\n"
         "assert run.complete[0] and run.counts[0] == 0\n"
+        "run = search_batch(Geometry(4, 4), np.zeros((1, 256), np.int8), limit=3)\n"
+        "assert run.counts[0] == 3\n"
         "print(sorted(name for name in sys.modules if name.split('.')[0] in ('numba', 'scipy')))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -391,14 +417,14 @@ def test_damaged_or_missing_machine_code_is_built_again(
 
     def build() -> tuple[bytes, str, list[str]]:
         builds.append(1)
-        return backtrack._build9()
+        return bitset9.entry_object()
 
     def load() -> int:
         """Load (or build) the kernel and search with it; the builds so far."""
         sources = [Path(backtrack.__file__).with_name("kernels.py")]
         entry = machine_code.load("test", sources, build, ENTRY9_ARGUMENTS)
         machine_code._loaded.clear()
-        _assert_same_search(_run_with(backtrack._through(entry), givens, 2), expected)
+        _assert_same_search(_run_with(backtrack._through(entry, ENTRY9_ARGUMENTS), givens, 2), expected)
         return len(builds)
 
     assert load() == 1

@@ -7,9 +7,9 @@ budget: between two chunks this driver checks the time limit, empties the soluti
 grows the stack of states when the kernel asks.  A search the time limit stopped is reported as
 such (its count is a lower bound), never as "no solution".
 
-The 9x9 kernel is called as machine code saved by an earlier process (``machine_code``), so a
-9x9 command never imports numba; numba compiles it the first time, and serves it when the saved
-code cannot be used.  The general kernel comes from numba (imported on its first use).
+Both kernels are called as machine code saved by an earlier process (``machine_code``), so a
+command never imports numba to search; numba compiles them the first time, and serves them when
+the saved code cannot be used.
 
 ``search_batch`` solves many puzzles of one geometry in one call (the kernel walks the whole
 batch); ``backtrack_search`` is the one-puzzle form.  A complete search below the limit gives the
@@ -18,6 +18,7 @@ exact count, and zero then means no solution.
 
 from __future__ import annotations
 
+import importlib
 import sys
 import time
 from collections.abc import Callable
@@ -32,7 +33,18 @@ from ..grid import Grid
 from ..limits import Deadline
 from . import NativeInputError, kernels, machine_code
 from .chunks import ChunkBudget
-from .kernels import ENTRY9_ARGUMENTS, LEVEL_WORDS, RULES_ALL, STATE_SIZE, WORDS, Tables, Work, Work9, tables9
+from .kernels import (
+    ENTRY9_ARGUMENTS,
+    ENTRY_ARGUMENTS,
+    LEVEL_WORDS,
+    RULES_ALL,
+    STATE_SIZE,
+    WORDS,
+    Tables,
+    Work,
+    Work9,
+    tables9,
+)
 
 __all__ = ["MAX_SIDE", "BacktrackResult", "BatchRun", "backtrack_search", "search_batch"]
 
@@ -144,40 +156,58 @@ _Kernel = Callable[..., int]
 def _kernel9(saved: bool = True) -> _Kernel:
     """The 9x9 kernel: its saved machine code when it can be used (``saved``), else numba's."""
     if saved:
-        try:
-            entry = machine_code.load(
-                "bitset9",
-                [Path(__file__).with_name(name) for name in ("bitset9.py", "bitset.py", "kernels.py")],
-                _build9,
-                ENTRY9_ARGUMENTS,
-            )
-        except (ImportError, OSError, RuntimeError):  # MachineCodeError, or llvmlite's own
-            pass
-        else:
-            return _through(entry)
+        entry = _saved("bitset9", ("bitset9.py", "bitset.py", "kernels.py"), ENTRY9_ARGUMENTS)
+        if entry is not None:
+            return _through(entry, ENTRY9_ARGUMENTS)
     _numba_registries()
     from .bitset9 import solve_batch9
 
     return solve_batch9  # type: ignore[no-any-return]
 
 
-def _build9() -> tuple[bytes, str, list[str]]:
-    """Compile the 9x9 kernel's C entry point with numba (when no saved machine code can be used)."""
+@cache
+def _general_kernel(saved: bool = True) -> _Kernel:
+    """The kernel of every box shape: its saved machine code when it can be used (``saved``), else numba's."""
+    if saved:
+        entry = _saved("bitset", ("bitset.py", "kernels.py"), ENTRY_ARGUMENTS)
+        if entry is not None:
+            return _through(entry, ENTRY_ARGUMENTS)
     _numba_registries()
-    from .bitset9 import entry_object
+    from .bitset import solve_batch
 
-    return entry_object()
+    return solve_batch  # type: ignore[no-any-return]
 
 
-def _through(entry: _Kernel) -> _Kernel:
-    """A kernel with ``solve_batch9``'s arguments that calls the C entry point ``entry``."""
+def _saved(name: str, sources: tuple[str, ...], arguments: tuple[tuple[str, str], ...]) -> _Kernel | None:
+    """The C entry point of kernel module ``name`` from saved machine code (built if need be), or None."""
+
+    def build() -> tuple[bytes, str, list[str]]:
+        _numba_registries()
+        module = importlib.import_module(f".{name}", __package__)
+        return module.entry_object()  # type: ignore[no-any-return]
+
+    try:
+        return machine_code.load(
+            name, [Path(__file__).with_name(source) for source in sources], build, arguments
+        )
+    except (ImportError, OSError, RuntimeError):  # MachineCodeError, or llvmlite's own
+        return None
+
+
+def _through(entry: _Kernel, arguments: tuple[tuple[str, str], ...]) -> _Kernel:
+    """A kernel with ``solve_batch``'s arguments (either kernel's) that calls the C entry point ``entry``.
+
+    Each of the entry's ``arguments`` is read by name from the kernel's arguments, their
+    tables and work arrays (a pointer to an array's data, checked for its type and layout: the
+    entry trusts them), or is a length the entry needs to see the arrays' shapes.
+    """
 
     def solve(
         givens: np.ndarray,
-        table: np.ndarray,
+        tables: Tables | np.ndarray,
         limit: int,
         keep: bool,
-        work: Work9,
+        work: Work | Work9,
         out: np.ndarray,
         owner: np.ndarray,
         counts: np.ndarray,
@@ -186,13 +216,24 @@ def _through(entry: _Kernel) -> _Kernel:
         budget: int,
         rules: int,
     ) -> int:
-        return int(
-            entry(
-                givens.ctypes.data, len(givens), table.ctypes.data, limit, int(keep), work.words.ctypes.data,
-                work.stack.ctypes.data, len(work.stack), work.state.ctypes.data, out.ctypes.data, len(out),
-                owner.ctypes.data, counts.ctypes.data, done.ctypes.data, nodes.ctypes.data, budget, rules,
-            )
-        )  # fmt: skip
+        named = {**work._asdict(), "givens": givens, "limit": limit, "keep": int(keep), "out": out}
+        named |= {"owner": owner, "counts": counts, "done": done, "nodes": nodes, "budget": budget}
+        named |= {"rules": rules, "puzzles": len(givens), "rows": len(out), "levels": len(work.stack)}
+        if isinstance(tables, Tables):
+            named |= tables._asdict()
+            named |= {"peer_count": tables.peers.shape[1], "dirty_words": len(named["dirty"])}
+            named |= {"seg_words": len(named["seg"]), "jobs": len(named["job_bits"])}
+        else:
+            named["table"] = tables
+        values = []
+        for name, kind in arguments:
+            value = named[name]
+            if kind.endswith("*"):
+                if value.dtype != np.dtype(kind[:-1]) or not value.flags.c_contiguous:
+                    raise TypeError(f"{name}: a C-ordered {kind[:-1]} array is needed, not {value.dtype}")
+                value = value.ctypes.data
+            values.append(int(value))
+        return int(entry(*values))
 
     return solve
 
@@ -203,11 +244,8 @@ def _kernel(
     """The kernel for a geometry, its tables and a maker of its work arrays (given stack levels)."""
     if (geometry.p, geometry.q) == (3, 3) and not general:
         return _kernel9(), _tables9(), _work9
-    tables = _tables(geometry)  # NativeInputError beyond 64x64, before numba is loaded
-    _numba_registries()
-    from .bitset import solve_batch
-
-    return solve_batch, tables, lambda levels: _work(geometry, levels)
+    tables = _tables(geometry)  # NativeInputError beyond 64x64, before any kernel is loaded
+    return _general_kernel(), tables, lambda levels: _work(geometry, levels)
 
 
 def _taller(work: Work | Work9, cells: int) -> Work | Work9:

@@ -34,12 +34,13 @@ from typing import TYPE_CHECKING
 import numba
 import numpy as np
 from llvmlite import ir
-from numba import types
+from numba import carray, types
 from numba.extending import intrinsic
 
 from .kernels import (
     BUDGET,
     DONE,
+    ENTRY_ARGUMENTS,
     EXHAUSTED,
     FLUSH,
     GROW,
@@ -52,11 +53,13 @@ from .kernels import (
     S_QUEUED,
     S_SOLUTIONS,
     S_TOP,
+    STATE_SIZE,
     Tables,
     Work,
 )
+from .machine_code import compile_entry
 
-__all__ = ["lowest_index", "popcount", "solve_batch"]
+__all__ = ["entry_object", "lowest_index", "popcount", "solve_batch"]
 
 # Modes after MODE_START: propagate, branch (or record a solution), pop.
 _PROPAGATE, _BRANCH, _BACKTRACK = 1, 2, 3
@@ -131,8 +134,13 @@ def solve_batch(
     one_word = n_units <= 64
     peers, units, cell_units, unit_bits = tables.peers, tables.units, tables.cell_units, tables.unit_bits
     cur, queue, dirty, seg, stack, stack_cell = (
-        work.cur, work.queue, work.dirty, work.seg, work.stack, work.stack_cell
-    )  # fmt: skip
+        work.cur,
+        work.queue,
+        work.dirty,
+        work.seg,
+        work.stack,
+        work.stack_cell,
+    )
     job_unit, job_bits, state = work.job_unit, work.job_bits, work.state
     n_words = (n_units + 63) // 64
     full = _ALL >> np.uint64(64 - n)
@@ -464,3 +472,80 @@ def solve_batch(
     state[S_QUEUED] = queued
     state[S_SOLUTIONS] = n_out
     return status
+
+
+def _entry(
+    givens,
+    puzzles,
+    p,
+    q,
+    peers,
+    peer_count,
+    units,
+    cell_units,
+    unit_bits,
+    limit,
+    keep,
+    cur,
+    queue,
+    dirty,
+    dirty_words,
+    seg,
+    seg_words,
+    job_unit,
+    job_bits,
+    jobs,
+    stack,
+    stack_cell,
+    levels,
+    state,
+    out,
+    rows,
+    owner,
+    counts,
+    done,
+    nodes,
+    budget,
+    rules,
+):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
+    """``solve_batch`` on the arrays behind ``ENTRY_ARGUMENTS``'s pointers (shapes from the lengths given)."""
+    n = p * q
+    cells = n * n
+    tables = Tables(
+        p,
+        q,
+        carray(peers, (cells, peer_count)),
+        carray(units, (3 * n, n)),
+        carray(cell_units, (cells, 3)),
+        carray(unit_bits, (cells,)),
+    )
+    work = Work(
+        carray(cur, (cells,)),
+        carray(queue, (cells,)),
+        carray(dirty, (dirty_words,)),
+        carray(seg, (seg_words,)),
+        carray(job_unit, (jobs, 3)),
+        carray(job_bits, (jobs,)),
+        carray(stack, (levels, cells)),
+        carray(stack_cell, (levels,)),
+        carray(state, (STATE_SIZE,)),
+    )
+    return solve_batch(
+        carray(givens, (puzzles, cells)),
+        tables,
+        limit,
+        keep != 0,
+        work,
+        carray(out, (rows, cells)),
+        carray(owner, (rows,)),
+        carray(counts, (puzzles,)),
+        carray(done, (puzzles,)),
+        carray(nodes, (puzzles,)),
+        budget,
+        rules,
+    )
+
+
+def entry_object() -> tuple[bytes, str, list[str]]:
+    """``solve_batch`` behind a C entry point taking ``ENTRY_ARGUMENTS``: object code, symbol, externals."""
+    return compile_entry(_entry, ENTRY_ARGUMENTS)

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -194,28 +195,16 @@ def _saved(name: str, sources: tuple[str, ...], arguments: tuple[tuple[str, str]
         return None
 
 
-def _through(entry: _Kernel, arguments: tuple[tuple[str, str], ...]) -> _Kernel:
+def _through(entry: _Kernel, spec: tuple[tuple[str, str], ...]) -> _Kernel:
     """A kernel with ``solve_batch``'s arguments (either kernel's) that calls the C entry point ``entry``.
 
-    Each of the entry's ``arguments`` is read by name from the kernel's arguments, their
+    Each of the entry's arguments (``spec``) is read by name from the kernel's arguments, their
     tables and work arrays (a pointer to an array's data, checked for its type and layout: the
     entry trusts them), or is a length the entry needs to see the arrays' shapes.
     """
 
-    def solve(
-        givens: np.ndarray,
-        tables: Tables | np.ndarray,
-        limit: int,
-        keep: bool,
-        work: Work | Work9,
-        out: np.ndarray,
-        owner: np.ndarray,
-        counts: np.ndarray,
-        done: np.ndarray,
-        nodes: np.ndarray,
-        budget: int,
-        rules: int,
-    ) -> int:
+    def solve(*arguments: Any) -> int:
+        givens, tables, limit, keep, work, out, owner, counts, done, nodes, budget, rules = arguments
         named = {**work._asdict(), "givens": givens, "limit": limit, "keep": int(keep), "out": out}
         named |= {"owner": owner, "counts": counts, "done": done, "nodes": nodes, "budget": budget}
         named |= {"rules": rules, "puzzles": len(givens), "rows": len(out), "levels": len(work.stack)}
@@ -226,7 +215,7 @@ def _through(entry: _Kernel, arguments: tuple[tuple[str, str], ...]) -> _Kernel:
         else:
             named["table"] = tables
         values = []
-        for name, kind in arguments:
+        for name, kind in spec:
             value = named[name]
             if kind.endswith("*"):
                 if value.dtype != np.dtype(kind[:-1]) or not value.flags.c_contiguous:

@@ -393,13 +393,10 @@ def solve_batch9(
                 stack[top, i] &= ~x
                 stack[top, _PLACED + 3] = i
                 top += 1
-                for e in range(9):
-                    k = 3 * e + best_band
-                    w = _int(words[k])
-                    hit = (w & x) if e != d else 0
-                    words[k] = w ^ hit
-                    band_due |= _int(hit != 0) << k
-                    stack_due |= _int(hit != 0) << e
+                # The digit leaves the rest of the cell's row: the band step then places it there.
+                words[i] &= ~((511 << (best_j - best_j % 9)) ^ x)
+                band_due = _int(1) << i
+                stack_due = _int(1) << d
                 mode = _MODE_PROPAGATE
                 continue
         if mode == _MODE_BACKTRACK:

@@ -86,6 +86,16 @@ LEVEL_WORDS = 31
 #: The C entry points' arguments, in order (``bitset.entry_object``, ``bitset9.entry_object``):
 #: the kernel's arrays as pointers ("int8*": a pointer to int8) with the lengths their shapes need,
 #: and its scalars; each entry returns the kernel's status as int64.
+_RESULTS = (  # the arguments both entry points end with
+    ("out", "int16*"),
+    ("rows", "int64"),
+    ("owner", "int64*"),
+    ("counts", "int64*"),
+    ("done", "int8*"),
+    ("nodes", "int64*"),
+    ("budget", "int64"),
+    ("rules", "int64"),
+)
 ENTRY_ARGUMENTS = (
     ("givens", "int8*"),
     ("puzzles", "int64"),
@@ -111,14 +121,7 @@ ENTRY_ARGUMENTS = (
     ("stack_cell", "int32*"),
     ("levels", "int64"),
     ("state", "int64*"),
-    ("out", "int16*"),
-    ("rows", "int64"),
-    ("owner", "int64*"),
-    ("counts", "int64*"),
-    ("done", "int8*"),
-    ("nodes", "int64*"),
-    ("budget", "int64"),
-    ("rules", "int64"),
+    *_RESULTS,
 )
 ENTRY9_ARGUMENTS = (
     ("givens", "int8*"),
@@ -130,14 +133,7 @@ ENTRY9_ARGUMENTS = (
     ("stack", "uint32*"),
     ("levels", "int64"),
     ("state", "int64*"),
-    ("out", "int16*"),
-    ("rows", "int64"),
-    ("owner", "int64*"),
-    ("counts", "int64*"),
-    ("done", "int8*"),
-    ("nodes", "int64*"),
-    ("budget", "int64"),
-    ("rules", "int64"),
+    *_RESULTS,
 )
 # Offsets of the 9x9 tables in their one array.
 T_SHRINK, T_COLUMNS, T_SEGMENTS, T_SINGLE, T_PEERS = 0, 512, 1024, 1536, 2048

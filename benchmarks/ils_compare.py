@@ -29,7 +29,7 @@ import math
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from common import ROOT, SHARED, load_average, machine
@@ -217,22 +217,24 @@ def _numbers(text: str) -> list[float]:
     return [float(part) for part in text.split(",")]
 
 
+# Command-line switches, then options with their type and default.
+SWITCHES = (("--sweep", "also measure the ILS settings (part 2)"), ("--skip-compare", "only part 2"))
+OPTIONS: tuple[tuple[str, Callable[[str], object], object, str], ...] = (
+    ("--named", int, 5, "runs per named instance (default 5; 0: skip)"),
+    ("--sample", int, 5, "instances per fraction (default all 5; 0: skip)"),
+    ("--sizes", _numbers, [9, 16], "general instance sizes (default 9,16)"),
+    ("--timeouts", _numbers, [], "seconds per size, in the order of --sizes (default the paper's)"),
+)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--skip-compare", action="store_true", help="only part 2")
-    parser.add_argument("--sweep", action="store_true", help="also measure the ILS settings (part 2)")
-    parser.add_argument("--named", type=int, default=5, help="runs per named instance (default 5; 0: skip)")
-    parser.add_argument(
-        "--sample", type=int, default=5, help="instances per fraction (default all 5; 0: skip)"
-    )
-    parser.add_argument(
-        "--sizes", type=_numbers, default=[9, 16], help="general instance sizes (default 9,16)"
-    )
-    parser.add_argument(
-        "--timeouts", type=_numbers, default=[], help="seconds per size (default the paper's)"
-    )
+    for switch, text in SWITCHES:
+        parser.add_argument(switch, action="store_true", help=text)
+    for option, kind, default, text in OPTIONS:
+        parser.add_argument(option, type=kind, default=default, help=text)
     return parser
 
 

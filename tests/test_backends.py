@@ -218,7 +218,18 @@ def test_batch_engine_names_the_solver_it_uses() -> None:
 
 @pytest.mark.parametrize(
     "spec",
-    ["pysat", "pysat:glucose4", "cpsat", "cpsat:bool", "cpsat:alldiff", "dlx", "backtrack", "acs", "hill"],
+    [
+        "pysat",
+        "pysat:glucose4",
+        "cpsat",
+        "cpsat:bool",
+        "cpsat:alldiff",
+        "dlx",
+        "backtrack",
+        "acs",
+        "hill",
+        "ils",
+    ],
 )
 @pytest.mark.parametrize("encoding", [None, "extended"])
 def test_backend_names_are_known_without_making_the_backend(spec: str, encoding: str | None) -> None:

@@ -19,7 +19,7 @@ from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry
 
 COMPLETE = ("pysat", "dlx", "backtrack")  # exhaustive: must answer every run correctly
-STOCHASTIC = ("acs", "hill")  # incomplete: may time out or give up, never be wrong
+STOCHASTIC = ("acs", "hill", "ils")  # incomplete: may time out or give up, never be wrong
 SHAPES = [(2, 2), (2, 3), (3, 2), (2, 4), (3, 3), (3, 4)]  # 4x4, 6x6 both ways, 8x8, 9x9, 12x12
 OWNERS = {"backtrack": "N1", "acs": "N1", "hill": "N2"}
 # Singles propagation reaches a contradiction: no solution, though no two givens are equal.

@@ -8,16 +8,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import SudokuCpError
 from ..formats import ParseError, json_dumps, read_text
-from ..reduction.batch import FormulaSource
-from ..reduction.formula import Formula, parse_dimacs
 from ..reduction.gadgets import FILLS
-from ..reduction.random3sat import random_3sat
 from . import common
 from .common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN, CliError
 from .results_file import BatchOutput, add_results_file_options
 
 if TYPE_CHECKING:
+    from ..reduction.batch import FormulaSource
     from ..reduction.construction import Reduction
+    from ..reduction.formula import Formula
 
 __all__ = ["add_parser", "run"]
 
@@ -128,6 +127,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def _read_formula(path: str) -> FormulaSource:
+    from ..reduction.batch import FormulaSource
+    from ..reduction.formula import parse_dimacs
+
     name = "<stdin>" if path == "-" else path
     try:
         return FormulaSource(name, parse_dimacs(read_text(path)))
@@ -140,6 +142,9 @@ def _read_formula(path: str) -> FormulaSource:
 
 
 def _sources(args: argparse.Namespace) -> list[FormulaSource]:
+    from ..reduction.batch import FormulaSource
+    from ..reduction.random3sat import random_3sat
+
     random_given = args.random_vars is not None or args.clauses is not None
     if random_given:
         if args.formulas:

@@ -12,11 +12,44 @@
 * ``svg``: a picture of the layout; ``errors``: ``ReductionError`` and ``MetadataError``.
 """
 
-from .construction import Reduction, reduce_formula
-from .decode import assignment_from_placement, placement_from_assignment
-from .errors import MetadataError, ReductionError
-from .formula import Formula, FormulaCheckError, parse_dimacs, solve_formula, to_3sat
-from .random3sat import planted_3sat, random_3sat
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # for type checkers; at run time each name is imported on first use
+    from .construction import Reduction, reduce_formula
+    from .decode import assignment_from_placement, placement_from_assignment
+    from .errors import MetadataError, ReductionError
+    from .formula import Formula, FormulaCheckError, parse_dimacs, solve_formula, to_3sat
+    from .random3sat import planted_3sat, random_3sat
+
+#: Where each public name lives: importing one module of the package (the command line's
+#: parser reads ``gadgets.FILLS``) does not load the whole construction.
+_HOMES = {
+    "Formula": ".formula",
+    "FormulaCheckError": ".formula",
+    "MetadataError": ".errors",
+    "Reduction": ".construction",
+    "ReductionError": ".errors",
+    "assignment_from_placement": ".decode",
+    "parse_dimacs": ".formula",
+    "placement_from_assignment": ".decode",
+    "planted_3sat": ".random3sat",
+    "random_3sat": ".random3sat",
+    "reduce_formula": ".construction",
+    "solve_formula": ".formula",
+    "to_3sat": ".formula",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "Formula",

@@ -1,6 +1,8 @@
 """Lloyd & Amos' ant colony experiments, reproduced with sudoku_cp's solvers side by side.
 
     .venv/bin/python benchmarks/acs_paper.py [--quick] [--runs N] [--sizes 9,16,25] [--skip-table1]
+    .venv/bin/python benchmarks/acs_paper.py --full [--cluster local|tcp://...] [--jobs N] [-o FILE]
+        [--resume] [--share F] [--sizes 9,16,25] [--workers N] [--plot-only]
 
 Part 1 (the paper's Table 1 and Figure 4): the 16 named logic-solvable 9x9 instances of
 ``shared/data/acs/logic-solvable``, ``--runs`` colony runs each (the paper: 100) with a 5 s
@@ -15,6 +17,15 @@ timeouts (5 s for 9x9, 20 s for 16x16, 120 s for 25x25).  Success rate and mean 
 successful runs per fraction, as a table and as PNG plots in ``benchmarks/results/``.  Also the
 share of instances solved by propagation alone and the mean value-set size (Figure 8).
 
+``--full`` (the general instances at the paper's scale): one run per (solver, instance) of
+every instance in the folder (or every round(1/F)-th per fraction with ``--share F``) for the four
+ACS variants, ILS, BS, DLX and SAT, at the paper's timeouts, through ``sudoku_cp.executor``
+(local processes with ``--jobs``, Dask with ``--cluster``); one flushed JSON line per run in the
+results file (``--resume`` skips the runs it holds); then Figures 5-7 and 9 (mean time of the
+successful runs and success rate per fraction, a panel per size) as
+``results/acs_full_time.png`` / ``acs_full_success.png``, and the projected cost of the whole
+campaign on ``--workers`` workers.
+
 ``--quick`` (15 minutes on a shared 2-core machine): 10 runs per named instance and a 20 s timeout on
 25x25.  Every solution any solver returns is checked against the rules and the givens (the
 backends do that); a wrong answer stops the script.  Times are wall-clock seconds of one
@@ -24,6 +35,7 @@ backends do that); a wrong answer stops the script.  Times are wall-clock second
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import math
@@ -40,6 +52,8 @@ import numpy as np
 
 from sudoku_cp.backends.base import Backend
 from sudoku_cp.backends.registry import make_backend
+from sudoku_cp.cli.results_file import open_results_file
+from sudoku_cp.executor import ClusterError, Executor, Work, run_ordered
 from sudoku_cp.formats import parse_grid
 from sudoku_cp.grid import Grid
 from sudoku_cp.native.propagation import propagate_grid
@@ -326,6 +340,285 @@ def plot_general(
     plt.close(fig)
 
 
+# ----------------------------------------------------------------------------- full scale (--full)
+
+FULL_SOLVERS = {**ACS_VARIANTS, **LOCAL, "BS": "backtrack", "DLX": "dlx", "SAT": "pysat"}
+FULL_SIZES = (9, 16, 25)
+PAPER_PER_FRACTION = 100  # instances per size and fixed-cell fraction in the paper
+
+
+@dataclass(frozen=True, slots=True)
+class FullRun:
+    """One chunk of the full experiment: one (solver, instance) run, numbered in the whole campaign."""
+
+    index: int
+    solver: str
+    spec: str
+    size: int
+    fraction: int
+    instance: str
+    text: str  # the puzzle itself, so workers of a remote cluster need no copy of the corpus
+    seed: int
+    timeout: float
+
+
+def full_instances(size: int) -> dict[int, list[Path]]:
+    """The general instances of one size: fixed-cell fraction -> files in instance order."""
+    found: dict[int, list[Path]] = {}
+    for path in (SHARED / "general").glob(f"inst{size}x{size}_*_*.txt"):
+        _, fraction, number = path.stem.split("_")
+        found.setdefault(int(fraction), []).append(path)
+    return {
+        f: sorted(paths, key=lambda p: int(p.stem.rsplit("_", 1)[1])) for f, paths in sorted(found.items())
+    }
+
+
+def full_plan(sizes: Sequence[int], share: float) -> list[FullRun]:
+    """Every run of the campaign in the chosen sizes and share, in campaign order.
+
+    The index numbers every (size, fraction, instance, solver) of the whole campaign, whatever
+    the sizes and share chosen, so results files of different shares and sizes can be merged and
+    resumed.  The share keeps every k-th instance of each fraction (k = round(1 / share)),
+    starting with the first: a sample of the campaign a small machine can run.
+    """
+    step = max(1, round(1 / share))
+    plan: list[FullRun] = []
+    index = 0
+    for size in FULL_SIZES:
+        for fraction, paths in full_instances(size).items():
+            for number, path in enumerate(paths):
+                chosen = size in sizes and number % step == 0
+                for solver, spec in FULL_SOLVERS.items():
+                    if chosen:
+                        run = FullRun(
+                            index,
+                            solver,
+                            spec,
+                            size,
+                            fraction,
+                            path.name,
+                            path.read_text(),
+                            number,
+                            PAPER_TIMEOUT[size],
+                        )
+                        plan.append(run)
+                    index += 1
+    return plan
+
+
+def _result(run: FullRun, status: str, seconds: float, cpu: float, why: str | None = None) -> str:
+    line: dict[str, object] = {
+        "index": run.index,
+        "status": status,
+        "solver": run.solver,
+        "spec": run.spec,
+        "size": run.size,
+        "fraction": run.fraction,
+        "instance": run.instance,
+        "seed": run.seed,
+        "timeout": run.timeout,
+        "seconds": round(seconds, 6),
+        "cpu": round(cpu, 6),
+    }
+    if why is not None:
+        line["why"] = why
+    return json.dumps(line)
+
+
+def full_setup() -> None:
+    """Compile the numba kernels and load the solvers once per worker, before anything is timed."""
+    puzzle = parse_grid((SHARED / "general" / "inst9x9_40_0.txt").read_text())
+    for spec in FULL_SOLVERS.values():
+        make_backend(spec, seed=0).search(puzzle, 1, 30.0)
+
+
+def full_run(chunk: FullRun) -> list[str]:
+    """Run one chunk: its JSON line (status solved or unknown, wall and CPU seconds of the search)."""
+    solver = make_backend(chunk.spec, seed=chunk.seed)
+    puzzle = parse_grid(chunk.text)
+    gc.collect()
+    wall, cpu = time.perf_counter(), time.process_time()
+    found = solver.search(puzzle, 1, chunk.timeout)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return [_result(chunk, "solved" if found.count >= 1 else "unknown", wall, cpu)]
+
+
+def full_crashed(chunk: FullRun, why: str) -> list[str]:
+    """The line of a run that killed its workers or raised: status crash, charged the timeout."""
+    return [_result(chunk, "crash", chunk.timeout, chunk.timeout, why)]
+
+
+def run_full(plan: list[FullRun], path: Path, resume: bool, executor: Executor) -> int:
+    """Run the plan's runs the results file does not hold yet; one flushed JSON line per run."""
+    out = open_results_file(str(path), resume)
+    todo = [run for run in plan if run.index not in out.done]
+    print(
+        f"{len(plan)} runs chosen, {len(plan) - len(todo)} already in {path}, {len(todo)} to run "
+        f"on {executor.describe()}",
+        file=sys.stderr,
+        flush=True,
+    )
+    work: Work[FullRun, str] = Work(full_run, full_crashed, full_setup)
+    began = time.perf_counter()
+    try:
+        results = run_ordered(work, todo, executor, notice=lambda text: print(text, file=sys.stderr))
+        with contextlib.closing(results):
+            for done, line in enumerate(results, start=1):
+                out.write(line)
+                if done % 50 == 0 or done == len(todo):
+                    rate = done / (time.perf_counter() - began)
+                    print(f"  {done}/{len(todo)} runs, {rate:.2f}/s", file=sys.stderr, flush=True)
+    finally:
+        out.close()
+    return len(todo)
+
+
+def read_full(path: Path) -> list[dict[str, object]]:
+    """The whole lines of a results file (a cut last line is skipped)."""
+    lines = []
+    with path.open(encoding="utf-8") as stream:
+        for line in stream:
+            if line.endswith("\n"):
+                lines.append(json.loads(line))
+    return lines
+
+
+Cell = tuple[str, int, int]  # (solver, size, fraction)
+
+
+def full_cells(lines: Sequence[dict[str, object]]) -> dict[Cell, list[dict[str, object]]]:
+    """Results grouped by (solver, size, fixed-cell fraction)."""
+    cells: dict[Cell, list[dict[str, object]]] = {}
+    for line in lines:
+        key = (str(line["solver"]), int(str(line["size"])), int(str(line["fraction"])))
+        cells.setdefault(key, []).append(line)
+    return cells
+
+
+def _seconds(line: dict[str, object]) -> float:
+    return float(str(line["seconds"]))
+
+
+def plot_full(cells: dict[Cell, list[dict[str, object]]], stem: Path) -> list[Path]:
+    """Figures 5-7 and 9: mean time of the successful runs and success rate against the fixed-cell
+    fraction, one panel per size, one line per solver; two PNGs."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = sorted({size for _, size, _ in cells})
+    written = []
+    for kind in ("time", "success"):
+        fig, axes = plt.subplots(1, len(sizes), figsize=(5.5 * len(sizes), 4.5), squeeze=False)
+        for ax, size in zip(axes[0], sizes, strict=True):
+            for solver in FULL_SOLVERS:
+                fractions = sorted(f for s, z, f in cells if s == solver and z == size)
+                values = []
+                for fraction in fractions:
+                    runs = cells[(solver, size, fraction)]
+                    solved = [_seconds(r) for r in runs if r["status"] == "solved"]
+                    if kind == "time":
+                        values.append(statistics.fmean(solved) if solved else np.nan)
+                    else:
+                        values.append(100.0 * len(solved) / len(runs))
+                ax.plot(fractions, values, marker="o", markersize=3, label=solver)
+            runs_per = max(len(v) for (_, z, _), v in cells.items() if z == size)
+            ax.set_title(
+                f"{size}x{size}, timeout {PAPER_TIMEOUT[size]:g} s, {runs_per} instance(s) per point"
+            )
+            ax.set_xlabel("fixed cells (%)")
+            if kind == "time":
+                ax.set_yscale("log")
+                ax.set_ylabel("mean time of successful runs (s)")
+            else:
+                ax.set_ylim(-5, 105)
+                ax.set_ylabel("success rate (%)")
+        axes[0][0].legend(fontsize=7)
+        fig.tight_layout()
+        path = stem.with_name(f"{stem.name}_{kind}.png")
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        written.append(path)
+    return written
+
+
+def projection(cells: dict[Cell, list[dict[str, object]]], workers: int) -> list[str]:
+    """Projected cost of the whole campaign: measured mean seconds of every run (timeouts count
+    their timeout) per (solver, size, fraction) x the instances of that fraction, for the corpus
+    folder and for the paper's 100 per fraction; sizes without measurements at their timeout
+    x instances (an upper bound)."""
+    lines = []
+    totals = {"folder": 0.0, "paper": 0.0}
+    bound = {"folder": False, "paper": False}
+    for size in FULL_SIZES:
+        per_fraction = {f: len(p) for f, p in full_instances(size).items()}
+        measured = {"folder": 0.0, "paper": 0.0}
+        missing = 0
+        for solver in FULL_SOLVERS:
+            for fraction, count in per_fraction.items():
+                runs = cells.get((solver, size, fraction))
+                if runs:
+                    mean = statistics.fmean(_seconds(r) for r in runs)
+                else:
+                    mean = PAPER_TIMEOUT[size]
+                    missing += 1
+                measured["folder"] += mean * count
+                measured["paper"] += mean * PAPER_PER_FRACTION
+        for key in totals:
+            totals[key] += measured[key]
+            bound[key] |= missing > 0
+        note = f" ({missing} unmeasured cells at the timeout: upper bound)" if missing else ""
+        lines.append(
+            f"* {size}x{size}: {sum(per_fraction.values())} instances in the folder, "
+            f"{len(FULL_SOLVERS)} solvers: {measured['folder'] / 3600:.2f} h; at the paper's "
+            f"{PAPER_PER_FRACTION} per fraction: {measured['paper'] / 3600:.1f} h{note}"
+        )
+    for key, label in (("folder", "the folder's instances"), ("paper", "the paper's 6,300 instances")):
+        upper = " (upper bound)" if bound[key] else ""
+        lines.append(
+            f"* whole campaign, {label}: {totals[key] / 3600:.1f} h of one worker{upper}, "
+            f"{totals[key] / 3600 / workers:.1f} h on {workers} workers"
+        )
+    return lines
+
+
+def full(args: argparse.Namespace) -> int:
+    """``--full``: run (a share of) the campaign into the results file, then plot and project."""
+    if not 0 < args.share <= 1:
+        print("--share must be in (0, 1]", file=sys.stderr)
+        return 2
+    sizes = [int(s) for s in args.sizes.split(",")]
+    path = Path(args.output) if args.output else RESULTS / "acs_full_results.jsonl"
+    executor = Executor(jobs=args.jobs, cluster=args.cluster)
+    print(f"machine: {machine()}; load {Path('/proc/loadavg').read_text().split()[:3]}")
+    counts = {size: {f: len(p) for f, p in full_instances(size).items()} for size in FULL_SIZES}
+    for size, per in counts.items():
+        print(
+            f"folder: {size}x{size}: {sum(per.values())} instances, {len(per)} fractions "
+            f"({min(per.values())}-{max(per.values())} per fraction)"
+        )
+    if not args.plot_only:
+        plan = full_plan(sizes, args.share)
+        try:
+            run_full(plan, path, args.resume, executor)
+        except ClusterError as problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
+    cells = full_cells(read_full(path))
+    if not cells:
+        print(f"no results in {path}", file=sys.stderr)
+        return 1
+    stem = RESULTS / "acs_full"
+    for figure in plot_full(cells, stem):
+        print(f"figure: {figure}")
+    workers = args.workers or max(1, executor.jobs)
+    print(f"runs in {path}: {sum(len(v) for v in cells.values())}")
+    print("projected cost (measured mean seconds per solver, size and fraction x instances):")
+    print("\n".join(projection(cells, workers)))
+    return 0
+
+
 # -------------------------------------------------------------------------------------------- main
 
 
@@ -339,10 +632,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="9,16,25", help="general instance sizes (default 9,16,25)")
     parser.add_argument("--skip-table1", action="store_true", help="only the general instances")
     parser.add_argument("--skip-general", action="store_true", help="only the named instances")
+    full_options = parser.add_argument_group("the general instances at full scale (--full)")
+    full_options.add_argument("--full", action="store_true", help="one run per instance and solver")
+    full_options.add_argument("--cluster", help="'local', 'local:N' or a Dask scheduler address")
+    full_options.add_argument("--jobs", type=int, default=1, help="local worker processes (default 1)")
+    full_options.add_argument("-o", "--output", help="results file (default results/acs_full_results.jsonl)")
+    full_options.add_argument("--resume", action="store_true", help="skip the runs the file holds")
+    full_options.add_argument(
+        "--share", type=float, default=1.0, help="every round(1/F)-th instance of each fraction"
+    )
+    full_options.add_argument("--workers", type=int, default=None, help="N of the projection")
+    full_options.add_argument("--plot-only", action="store_true", help="figures from the file only")
     args = parser.parse_args(argv)
     if not SHARED.exists():
         print(f"corpus absent: {SHARED} (this benchmark reads ../shared/data in place)", file=sys.stderr)
         return 2
+    if args.full:
+        return full(args)
     runs = args.runs or (10 if args.quick else 100)
     timeouts = dict(PAPER_TIMEOUT)
     if args.quick:

@@ -480,12 +480,13 @@ class _AuxCounter:
         return placed
 
 
-def _at_least_one(groups: np.ndarray) -> tuple[ClausePart, ...]:
-    return tuple(ClausePart(block) for block in _blocks_by_width(groups))
+def _at_least_one(blocks: list[np.ndarray]) -> tuple[ClausePart, ...]:
+    """One clause per group (blocks of equal-width groups)."""
+    return tuple(ClausePart(block) for block in blocks)
 
 
-def _at_most_one(groups: np.ndarray, amo: AmoEncoding, aux: _AuxCounter) -> tuple[ClausePart, ...]:
-    blocks = _blocks_by_width(groups)
+def _at_most_one(blocks: list[np.ndarray], amo: AmoEncoding, aux: _AuxCounter) -> tuple[ClausePart, ...]:
+    """An at-most-one per group of two literals or more, auxiliaries numbered on in order."""
     return tuple(aux.take(ClausePart(block, amo)) for block in blocks if block.shape[1] >= 2)
 
 
@@ -500,16 +501,44 @@ def _blocks_from_lists(clauses: list[list[int]]) -> list[tuple[int, np.ndarray]]
     ]
 
 
-def _unit_tables(varmap: GridVarMap) -> list[np.ndarray]:
-    """For rows, columns and boxes: the (n*n, n) int32 table of each (unit, digit) group's variables,
-    units in order, digits in order, the unit's cells in order (0: no variable)."""
+def _unit_blocks(varmap: GridVarMap, placed: np.ndarray | None) -> list[list[np.ndarray]]:
+    """For rows, columns and boxes: the variables of each (unit, digit) group, as int32 blocks of
+    groups of equal width (widths increasing; in a block, units in order, then digits; in a group,
+    the unit's cells in order).  Groups of the digits ``placed`` in their unit ((3n, n) bool) are left
+    out, as are empty ones.
+
+    Made from the variables alone (a sort per kind), never from dense (n*n, n) tables: a big
+    grid's model has far fewer candidates than n**3.
+    """
     g = varmap.geometry
     n = g.n
-    index = varmap.index.astype(np.int32)  # encode_cnf refuses models beyond 2**31 - 1 variables
-    grid = index.reshape(n, n, n)  # [row, column, digit]
-    boxes = index[g.units[2 * n :]]  # [box, cell of the box, digit]
-    tables = [grid.transpose(0, 2, 1), grid.transpose(1, 2, 0), boxes.transpose(0, 2, 1)]
-    return [np.ascontiguousarray(table).reshape(n * n, n) for table in tables]
+    cells, digits = np.nonzero(varmap.index)  # cell-major, digits increasing
+    variables = varmap.index[cells, digits].astype(np.int32)  # refused beyond 2**31 - 1 variables
+    rows, columns = np.divmod(cells, n)
+    box_of = np.empty(n * n, dtype=np.int64)
+    place_in_box = np.empty(n * n, dtype=np.int64)
+    for box, members in enumerate(g.units[2 * n :]):
+        box_of[members] = box
+        place_in_box[members] = np.arange(n)
+    kinds = ((rows, columns), (columns, rows), (box_of[cells], place_in_box[cells]))
+    result = []
+    for k, (unit, place) in enumerate(kinds):
+        key = unit * n + digits
+        if placed is not None:  # a placed digit's group is decided
+            keep = ~placed[k * n : (k + 1) * n].reshape(-1)[key]
+            key, place, chosen = key[keep], place[keep], variables[keep]
+        else:
+            chosen = variables
+        order = np.lexsort((place, key))
+        key, chosen = key[order], chosen[order]
+        starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if key.size else key[:0]
+        widths = np.diff(np.r_[starts, key.size])
+        blocks = []
+        for width in np.unique(widths):
+            first = starts[widths == width]
+            blocks.append(chosen[first[:, None] + np.arange(width)])
+        result.append(blocks)
+    return result
 
 
 def _families(
@@ -528,24 +557,24 @@ def _families(
             deadline.check(_ENCODING)
 
     open_cells = varmap.fixed == 0
-    cell_groups = varmap.index[open_cells].astype(np.int32)  # (open, n); refused beyond 2**31 - 1
-    families = [ClauseFamily("cell definedness", _at_least_one(cell_groups))]
+    cell_blocks = _blocks_by_width(varmap.index[open_cells].astype(np.int32))  # refused beyond 2**31 - 1
+    families = [ClauseFamily("cell definedness", _at_least_one(cell_blocks))]
     check()
     if encoding is not CnfEncoding.MINIMAL:
-        families.append(ClauseFamily("cell uniqueness", _at_most_one(cell_groups, amo, aux)))
-    del cell_groups
+        families.append(ClauseFamily("cell uniqueness", _at_most_one(cell_blocks, amo, aux)))
+    del cell_blocks
+    placed = None
     if encoding is CnfEncoding.OPTIMIZED:
         fixed_units = varmap.fixed[g.units]  # (3n, n cells): digits placed before encoding
         rows_u, cols_u = np.nonzero(fixed_units)
         placed = np.zeros((3 * n, n), dtype=bool)
         placed[rows_u, fixed_units[rows_u, cols_u] - 1] = True
-    for k, (kind, groups) in enumerate(zip(("row", "column", "box"), _unit_tables(varmap), strict=True)):
+    check()
+    for kind, blocks in zip(("row", "column", "box"), _unit_blocks(varmap, placed), strict=True):
         check()
-        if encoding is CnfEncoding.OPTIMIZED:
-            groups[placed[k * n : (k + 1) * n].reshape(-1)] = 0  # a placed digit's group is decided
         if encoding in (CnfEncoding.EXTENDED, CnfEncoding.OPTIMIZED):
-            families.append(ClauseFamily(f"{kind} definedness", _at_least_one(groups)))
-        families.append(ClauseFamily(f"{kind} uniqueness", _at_most_one(groups, amo, aux)))
+            families.append(ClauseFamily(f"{kind} definedness", _at_least_one(blocks)))
+        families.append(ClauseFamily(f"{kind} uniqueness", _at_most_one(blocks, amo, aux)))
     if encoding is not CnfEncoding.OPTIMIZED:
         flat = grid.values.reshape(-1).astype(np.int64)
         given = np.flatnonzero(flat)

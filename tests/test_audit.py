@@ -26,6 +26,7 @@ from sudoku_cp.audit import (
     GroundTruth,
     ProgramSolver,
     RunResult,
+    Solver,
     SolverTally,
     Truth,
     Verdict,
@@ -662,7 +663,7 @@ def test_local_worker_processes_give_the_results_made_here_in_the_same_order() -
     from sudoku_cp.executor import Executor
 
     items = _mixed_items()
-    solvers = [
+    solvers: list[Solver] = [
         BackendSolver("dlx"),
         BackendSolver("pysat", isolate=True),
         AnswerFileSolver("a", [(1, "")] * 16),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import tracemalloc
+from typing import IO, cast
 
 import numpy as np
 import pytest
@@ -60,7 +61,8 @@ def test_writing_a_model_holds_one_chunk_not_the_whole_model(monkeypatch: pytest
     tracemalloc.start()
     try:
         cnf = encode_cnf(Grid.empty(geometry_for_size(36)), "extended", use="write")
-        written = write_dimacs(Sink(), cnf.blocks(), cnf.n_vars, cnf.comments(), n_clauses=cnf.n_clauses)
+        sink = cast(IO[bytes], Sink())
+        written = write_dimacs(sink, cnf.blocks(), cnf.n_vars, cnf.comments(), n_clauses=cnf.n_clauses)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()

@@ -9,21 +9,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sudoku_cp.executor import Executor
-from sudoku_cp.formats import parse_puzzles
+from sudoku_cp.formats import PuzzleItem, parse_puzzles
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.grid import Grid
 from sudoku_cp.nishio.puzzles import NishioAsk, PuzzleAnswers, _clashing, answer_puzzles
 from sudoku_cp.verify import given_conflict
 
 
-def _batch() -> list[object]:
+def _batch() -> list[PuzzleItem]:
     lines = read_lines(DATA / "forum_hardest_200.txt", 30)
     lines[4:4] = ["12345", "11" + "." * 79]
     return parse_puzzles("\n".join(lines))
 
 
 def _shown(answers: list[PuzzleAnswers]) -> list[tuple[object, ...]]:
-    shown = []
+    shown: list[tuple[object, ...]] = []
     for puzzle in answers:
         digits = [
             (

@@ -14,7 +14,9 @@ ENCODE_HELP = """\
 Write the model of one puzzle for another solver:
   cnf    DIMACS CNF; 'c' comments give the geometry, the encoding, the variable rule
          x(R,C,D) = (R-1)*n*n + (C-1)*n + D (or the map of the optimized encoding) and the
-         size of each constraint family
+         size of each constraint family.  Clauses are written as they are made, a chunk at a
+         time (bounded memory); a model whose text no SAT solver here could read is refused
+         first, with its size (see encodings/cnf.md)
   xc     exact cover in Knuth's DLX format (items line, then one option per line)
   cpsat  a CP-SAT model as protobuf text (--model bool or alldiff)
 

@@ -33,6 +33,11 @@ With --json: JSON Lines, one object per puzzle with index (0-based position amon
 puzzles), line (1-based line number), status, solution (one-line form), error, seconds and
 solver stats; then a last line {"summary": {...}}.
 
+Grids of side 25 and more (default backend, or pysat:<solver>) are solved one at a time by a
+portfolio: one child process per core (two at most), each the solver on the same CNF model with
+its variables numbered differently (CaDiCaL in stable mode, deciding 'false' first); the first
+answer wins and the others stop.  Their stats say which worker won ("winner").
+
 A solver program (--solver-cmd) is checked before any puzzle is solved: a missing, empty,
 unsplittable, directory or non-executable program is a usage error (exit 2).  Its models are
 checked as grids, and its UNSAT claims (no solution; no second solution with --unique) are

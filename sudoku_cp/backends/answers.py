@@ -19,7 +19,7 @@ from ..grid import Grid
 from ..limits import Deadline
 from .base import SearchResult
 
-__all__ = ["ArrayBackend", "BatchAnswers", "search_many_by_arrays"]
+__all__ = ["SearchManyByArrays", "ArrayBackend", "BatchAnswers", "search_many_by_arrays"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,3 +125,14 @@ def search_many_by_arrays(
         for k, answer in zip(members, found.results(), strict=True):
             answers[k] = answer
     return [answer for answer in answers if answer is not None]
+
+
+class SearchManyByArrays:
+    """Mixin: ``search_many`` for a backend that answers arrays (see ``search_many_by_arrays``)."""
+
+    def search_many(
+        self, puzzles: Sequence[Grid], limit: int = 1, time_limit: float | Deadline | None = None
+    ) -> list[SearchResult]:
+        """Up to ``limit`` checked solutions of each puzzle (any geometries), in order: one
+        ``search_arrays`` call per geometry."""
+        return search_many_by_arrays(self, puzzles, limit, time_limit)  # type: ignore[arg-type]

@@ -8,7 +8,6 @@ one vectorised pass before any answer is made.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -19,14 +18,14 @@ from ..native import NativeInputError
 from ..native.backtrack import BatchRun, search_batch
 from ..outcome import REASON_TIME_LIMIT
 from ..verify import valid_solutions_mask
-from .answers import BatchAnswers, search_many_by_arrays
-from .base import BackendError, SearchResult, checked_solutions
+from .answers import BatchAnswers, SearchManyByArrays
+from .base import BackendError, checked_solutions
 from .native_base import NativeBackend, NativeRun
 
 __all__ = ["BacktrackBackend"]
 
 
-class BacktrackBackend(NativeBackend):
+class BacktrackBackend(SearchManyByArrays, NativeBackend):
     """Complete bitset search (singles, locked candidates, scored guesses); counts without storing.
 
     It answers a batch in one compiled call per geometry (``search_arrays``, ``search_many``) and
@@ -63,15 +62,6 @@ class BacktrackBackend(NativeBackend):
             bool(run.timed_out[0]),
             {"nodes": int(run.nodes[0])},
         )
-
-    def search_many(
-        self, puzzles: Sequence[Grid], limit: int = 1, time_limit: float | Deadline | None = None
-    ) -> list[SearchResult]:
-        """One checked result per puzzle, in order: each geometry's puzzles in one kernel walk.
-
-        See ``search_arrays``, which this calls once per geometry.
-        """
-        return search_many_by_arrays(self, puzzles, limit, time_limit)
 
     def search_arrays(
         self,

@@ -32,7 +32,7 @@ from ..limits import Deadline, TimeLimitReached, solve_limited
 from ..outcome import REASON_TIME_LIMIT
 from ..propagation import propagate_batch
 from ..verify import valid_completions
-from .answers import BatchAnswers, search_many_by_arrays
+from .answers import BatchAnswers, SearchManyByArrays
 from .base import BackendError, SearchResult, checked_solutions
 from .batch9 import candidate_table, placed_digits, propagate_masks
 from .pysat_backend import BATCH_SOLVER, DEFAULT_SOLVER, PysatBackend, check_solver_name, search_apart
@@ -270,7 +270,7 @@ def _joined(geometry: Geometry, parts: Sequence[BatchAnswers], size: int) -> Bat
     )
 
 
-class BatchPysat:
+class BatchPysat(SearchManyByArrays):
     """Batch solving: one fresh python-sat solver per puzzle on its compact exactly-one model.
 
     With a solver that has native cardinality constraints (Minicard, Gluecard) every group is
@@ -301,15 +301,6 @@ class BatchPysat:
         self._native_amo = bool(probe.supports_atmost()) and hasattr(probe.solver, "add_atmost")
         probe.delete()
         self.stats: dict[str, int] = {"puzzles": 0, "solver_calls": 0, "conflicts": 0}
-
-    def search_many(
-        self, puzzles: Sequence[Grid], limit: int = 1, time_limit: float | Deadline | None = None
-    ) -> list[SearchResult]:
-        """Up to ``limit`` checked solutions of each puzzle (any geometries), in order.
-
-        See ``search_arrays``, which this calls once per geometry.
-        """
-        return search_many_by_arrays(self, puzzles, limit, time_limit)
 
     def search_arrays(
         self,

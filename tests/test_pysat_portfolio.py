@@ -97,3 +97,19 @@ def test_big_grids_of_a_batch_go_their_own_way_in_order() -> None:
     assert all(answer.count == 1 and answer.seconds is not None for answer in answers)
     via_backend = PysatBatchBackend().search_many([small, big])
     assert [answer.count for answer in via_backend] == [1, 1]
+
+
+def _size_in_child(_: int) -> int:
+    from sudoku_cp.backends.pysat_backend import _portfolio_size
+
+    return _portfolio_size(None)
+
+
+def test_a_worker_process_of_a_batch_starts_no_portfolio() -> None:
+    from concurrent.futures import ProcessPoolExecutor
+
+    from sudoku_cp.backends.pysat_backend import _portfolio_size
+
+    assert _portfolio_size(3) == 3 and _portfolio_size(None) >= 1
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        assert list(pool.map(_size_in_child, [0])) == [1]

@@ -233,10 +233,11 @@ def _load_clauses(solver: Solver, cnf: SudokuCnf, deadline: Deadline) -> None:
 
 def _portfolio_size(workers: int | None) -> int:
     """Processes for the portfolio: as asked, else one per core (two at most); one inside a
-    daemonic process (a worker of ``--jobs``), which may not start children."""
+    process that multiprocessing started (a worker of ``--jobs`` or of a cluster): the batch's
+    processes already share the cores."""
     import multiprocessing
 
-    if multiprocessing.current_process().daemon:
+    if multiprocessing.parent_process() is not None or multiprocessing.current_process().daemon:
         return 1
     if workers is not None:
         return max(1, workers)

@@ -36,7 +36,9 @@ def _grid(fraction: float, seed: int) -> Grid:
 
 def test_big_grids_get_the_big_options_and_small_ones_none() -> None:
     assert BIG_SIDE <= 25
-    assert solver_options("cadical195", 25) == {"stabilizeonly": 1, "phase": 0}
+    assert solver_options("cadical195", 25) == {"stabilizeonly": 1}
+    assert solver_options("cadical195", 25, 1) == {"stabilizeonly": 1, "phase": 0}
+    assert solver_options("cadical195", 25, 2) == solver_options("cadical195", 25, 0)
     assert solver_options("cadical195", 16) == {}
     assert solver_options("glucose4", 64) == {}
 

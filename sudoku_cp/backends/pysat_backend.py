@@ -102,7 +102,7 @@ class PysatBackend:
     """A python-sat solver on the CNF model of each puzzle (optimized encoding by default).
 
     Grids of side ``BIG_SIDE`` and more are searched by a portfolio (``_portfolio``): one child
-    process per core (two at most), each the same solver with ``BIG_OPTIONS`` on the same model,
+    process per core (two at most), each the same solver with its ``BIG_OPTIONS`` on the same model,
     its grid variables numbered differently; the first to finish answers, the others are
     stopped.  Their run times vary several-fold with the numbering alone on hard big grids.
     """
@@ -145,7 +145,7 @@ class PysatBackend:
         stats: dict[str, float | int] = {"variables": cnf.n_vars, "clauses": cnf.n_clauses}
         if cnf.contradiction:
             return SearchResult(np.zeros((0, puzzle.n, puzzle.n), np.int16), True, stats=stats)
-        options = solver_options(self.solver, puzzle.n)
+        options = [solver_options(self.solver, puzzle.n, worker) for worker in range(2)]
         workers = _portfolio_size(self.workers) if puzzle.n >= BIG_SIDE and cnf.n_vars else 1
         if workers > 1:
             found, complete, reason, solver_stats = _portfolio(
@@ -154,7 +154,7 @@ class PysatBackend:
             stats.update(solver_stats)
             return _result(puzzle, found, complete, reason, keep, self.name, stats)
         with Solver(name=self.solver) as solver:
-            _configure(solver, options)
+            _configure(solver, options[0])
             try:
                 _load_clauses(solver, cnf, deadline)
             except TimeLimitReached as stop:
@@ -166,16 +166,22 @@ class PysatBackend:
 
 BIG_SIDE = 25
 """Grids of this side and more are searched by the portfolio, with ``BIG_OPTIONS``."""
-BIG_OPTIONS: dict[str, dict[str, int]] = {"cadical195": {"stabilizeonly": 1, "phase": 0}}
-"""Solver options on big grids, by solver: CaDiCaL only in stable mode, deciding 'false' first.
+BIG_OPTIONS: dict[str, tuple[dict[str, int], ...]] = {
+    "cadical195": ({"stabilizeonly": 1}, {"stabilizeonly": 1, "phase": 0}),
+}
+"""Solver options on big grids, by solver, for the portfolio's workers in turn: CaDiCaL only in
+stable mode (target phases, reluctant restarts), the second worker also deciding 'false' first.
 
-On the hard 64x64 grid of the shared corpus (benchmarks/big_grids.py) this cuts the median
-time over variable numberings about threefold against CaDiCaL's defaults."""
+On the hard 64x64 grid of the shared corpus, over eight variable numberings each, stable mode
+takes 17-18 CPU seconds on average (median 16, 4 to 36) where CaDiCaL's defaults take 27
+(benchmarks/README.md, "Big grids"); deciding 'false' first changes the spread, not the mean."""
 
 
-def solver_options(solver: str, side: int) -> dict[str, int]:
-    """The options ``solver`` gets on a grid of this side (none below ``BIG_SIDE``)."""
-    return dict(BIG_OPTIONS.get(solver, {})) if side >= BIG_SIDE else {}
+def solver_options(solver: str, side: int, worker: int = 0) -> dict[str, int]:
+    """The options ``solver`` gets on a grid of this side in the portfolio's worker ``worker``
+    (none below ``BIG_SIDE``)."""
+    choices = BIG_OPTIONS.get(solver, ()) if side >= BIG_SIDE else ()
+    return dict(choices[worker % len(choices)]) if choices else {}
 
 
 def _configure(solver: Solver, options: dict[str, int]) -> None:
@@ -312,7 +318,12 @@ _LONGEST_WAIT = 86400.0
 
 
 def _portfolio(
-    cnf: SudokuCnf, name: str, options: dict[str, int], limit: int, deadline: Deadline, workers: int
+    cnf: SudokuCnf,
+    name: str,
+    options: Sequence[dict[str, int]],
+    limit: int,
+    deadline: Deadline,
+    workers: int,
 ) -> tuple[list[np.ndarray], bool, str | None, dict[str, float | int]]:
     """Solve ``cnf`` in ``workers`` child processes at once: (solutions, complete, reason, stats) of
     the first to finish; at the deadline, the solutions of the one that found most, unknown.
@@ -331,7 +342,9 @@ def _portfolio(
         for seed in range(workers):
             receive, send = context.Pipe(duplex=False)
             process = context.Process(
-                target=_worker, args=(send, cnf, name, options, seed, limit), daemon=True
+                target=_worker,
+                args=(send, cnf, name, options[seed % len(options)], seed, limit),
+                daemon=True,
             )
             process.start()
             send.close()

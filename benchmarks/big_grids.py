@@ -179,7 +179,7 @@ def research_mode(args: argparse.Namespace) -> None:
         for config in chosen:
             record = run_config(path, config, args.cpu)
             print(json.dumps(record), flush=True)
-            done["runs"].append(record)
+            done.setdefault("runs", []).append(record)
             out.write_text(json.dumps(done, indent=1) + "\n")
 
 

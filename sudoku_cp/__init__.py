@@ -41,7 +41,9 @@ A few lines to start::
     sc.count_solutions(sc.parse_grid("." * 16), "dlx").count   # 288
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .lazy import lazy_names
 
 if TYPE_CHECKING:  # the names below, for type checkers; at run time each is imported on first use
     from .api import BackendOptions, CountResult, PuzzleResult, count_solutions, solve, solve_items
@@ -107,20 +109,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'sudoku_cp' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_HOMES))
-
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals())
 
 __all__ = [
     "AmoEncoding",

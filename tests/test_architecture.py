@@ -26,6 +26,7 @@ FLOORS: dict[str, int] = {
     "svg": 0,
     "process": 0,
     "executor": 0,
+    "lazy": 0,
     # models (and the candidates they start from)
     "propagation": 1,
     "cnf": 1,

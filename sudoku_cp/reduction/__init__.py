@@ -12,7 +12,9 @@
 * ``svg``: a picture of the layout; ``errors``: ``ReductionError`` and ``MetadataError``.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_names
 
 if TYPE_CHECKING:  # for type checkers; at run time each name is imported on first use
     from .construction import Reduction, reduce_formula
@@ -40,16 +42,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(home, __name__), name)
-    globals()[name] = value
-    return value
-
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals())
 
 __all__ = [
     "Formula",

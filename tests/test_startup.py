@@ -23,3 +23,22 @@ def test_building_the_parser_of_every_command_imports_no_heavy_module() -> None:
 
 def test_importing_the_package_imports_no_heavy_module() -> None:
     assert _loaded_after("import sudoku_cp") == []
+
+
+def test_a_command_line_loads_only_its_own_subcommand_module() -> None:
+    # 'solve' must not pay for the audit and reduction packages that verify and reduce import.
+    puzzle = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+    probe = (
+        "import io, json, sys, contextlib\n"
+        "from sudoku_cp.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    code = main(['solve', '--json', {puzzle!r}])\n"
+        "mine = sorted(m for m in sys.modules if m.startswith(('sudoku_cp.cli.', 'sudoku_cp.audit', "
+        "'sudoku_cp.reduction')))\n"
+        "print(json.dumps([code, mine]))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    code, loaded = json.loads(run.stdout)
+    assert code == 0
+    assert loaded == ["sudoku_cp.cli.common", "sudoku_cp.cli.results_file", "sudoku_cp.cli.solve"]

@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-import logging
 import os
 import pickle
 import signal
-import socket
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -390,6 +388,8 @@ def _run_dask(
         if cluster is not None:
             # Dask logs the closing of its own connections (tracebacks at INFO level), and the
             # LocalCluster's silence ends with its close, before the last of them.
+            import logging  # only Dask runs get here: kept out of every command's start-up
+
             logging.getLogger("distributed").setLevel(logging.ERROR)
             if not finished:
                 _kill_workers(cluster)  # stopped early: a worker busy in a chunk would hold the close
@@ -407,6 +407,8 @@ def _knock(address: str) -> None:
     host, _, port = rest.rpartition(":")
     if scheme not in ("", "tcp") or not host or not port.isdigit():
         return  # another transport, or no port: Dask's own connection says what is wrong
+    import socket  # only Dask runs get here: kept out of every command's start-up
+
     with socket.create_connection((host.strip("[]"), int(port)), timeout=10):
         pass
 

@@ -15,10 +15,14 @@ A cell with one candidate left is placed; a round applies, to every puzzle still
   rest of that box (claiming).
 
 Rounds repeat to the fixpoint; a puzzle leaves the work arrays when a round changes nothing.
+With ``pairs=True``, the puzzles still open at that fixpoint then take naked and hidden pairs
+(``_pair_losses``: on the few cells and digits that can form one, not on every cell), and those
+that lose a candidate run to the fixpoint again, until pairs find nothing more.
 The fixpoint is that of ``propagation.propagate_batch`` with the same rules (the rules only
 remove candidates, so the order of work does not matter), and so is the contradiction flag: a
 cell without candidates, a unit without a place for a digit, two placed cells of a unit with
-one digit, or a cell that is the last place of two digits.
+one digit, or a cell that is the last place of two digits; with pairs also three cells of a unit
+with the same two candidates, or three digits (or two pairs) held to the same cell pair.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import numpy as np
 from ..limits import Deadline
 from ..propagation import Propagation
 
-__all__ = ["FULL", "candidate_table", "placed_digits", "propagate9", "propagate_masks"]
+__all__ = ["FULL", "UNITS", "candidate_table", "placed_digits", "propagate9", "propagate_masks"]
 
 #: The candidate set of an empty cell: digits 1-9 as bits 0-8.
 FULL = np.uint16(0x1FF)
@@ -37,6 +41,14 @@ _LOW, _NINE = np.uint16(511), np.uint16(9)
 _BIT = np.array([0] + [1 << d for d in range(9)], dtype=np.uint16)  # value -> its bit, 0 -> none
 _DIGIT = np.zeros(512, dtype=np.int16)  # a set of one candidate -> its digit, any other set -> 0
 _DIGIT[_BIT[1:]] = np.arange(1, 10)
+_POP = np.array([bin(x).count("1") for x in range(512)], dtype=np.int8)  # a 9-bit set -> its size
+#: The cells of each unit (rows, columns, boxes), in order, and the three units of each cell.
+UNITS = np.array(
+    [[9 * r + c for c in range(9)] for r in range(9)]
+    + [[9 * r + c for r in range(9)] for c in range(9)]
+    + [[9 * (3 * (b // 3) + i // 3) + 3 * (b % 3) + i % 3 for i in range(9)] for b in range(9)],
+    dtype=np.intp,
+)
 
 
 def _exactly_once(parts: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -197,14 +209,101 @@ def _fixpoint(out: np.ndarray, active: np.ndarray, locked: bool, deadline: Deadl
         m = new[:, :, moving]
 
 
+def _naked_losses(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Naked pairs in (A, 27, 9) unit-ordered sets: ((puzzle, unit), (K, 9) losses of its cells, bad puzzles).
+
+    Two cells of a unit holding the same two candidates take them from the unit's other cells;
+    a third cell with those two makes the puzzle contradictory.  Only the two-candidate cells are
+    looked at (a few per unit), each against its unit's nine cells.
+    """
+    rest = cells & (cells - _ONE)
+    p, u, k = np.nonzero((rest != 0) & ((rest & (rest - _ONE)) == 0))
+    pair = cells[p, u, k]
+    same = cells[p, u] == pair[:, None]  # (K, 9), the cell itself included
+    partners = np.asarray(np.count_nonzero(same, axis=1)) - 1
+    bad = p[partners > 1]
+    found = partners == 1
+    lose = np.where(same[found], np.uint16(0), pair[found, None])
+    return np.stack([p[found], u[found]]), lose, bad
+
+
+def _hidden_losses(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Hidden pairs in (A, 27, 9) unit-ordered sets: ((puzzle, unit, cell), (K,) losses, bad puzzles).
+
+    Two digits whose only places in a unit are the same two cells leave those cells no other
+    candidate.  Only the digits with two places count; a cell holding two or more of them is
+    compared with its unit's other cells.  Three such digits on one cell pair, or a cell in two
+    such pairs, make the puzzle contradictory.
+    """
+    ones = cells[:, :, 0].copy()
+    twos = np.zeros_like(ones)
+    more = np.zeros_like(ones)
+    for part in np.moveaxis(cells[:, :, 1:], 2, 0):
+        more |= twos & part
+        twos |= ones & part
+        ones |= part
+    twice = cells & (twos & ~more)[:, :, None]  # each cell's digits with exactly two places in the unit
+    p, u, k = np.nonzero(_POP[twice] >= 2)
+    shared = twice[p, u] & twice[p, u, k][:, None]  # (K, 9): digits held only by this cell and that one
+    size = _POP[shared]
+    size[np.arange(k.size), k] = 0
+    paired = size >= 2
+    count = np.asarray(np.count_nonzero(paired, axis=1))
+    bad = p[(count > 1) | (size > 2).any(axis=1)]
+    found = count == 1
+    keep = shared[found, np.argmax(paired[found], axis=1)]
+    where = np.stack([p[found], u[found], k[found]])
+    return where, cells[p[found], u[found], k[found]] & ~keep, bad
+
+
+def _pair_losses(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(A, 81) candidate sets -> ((A, 81) candidates lost to naked and hidden pairs, (A,) contradictory)."""
+    batch = m.shape[0]
+    cells = m[:, UNITS]  # (A, 27, 9)
+    by_unit = np.zeros_like(cells)
+    (p, u), lose, bad_naked = _naked_losses(cells)
+    np.bitwise_or.at(by_unit, (p, u), lose)
+    (p, u, k), lose_h, bad_hidden = _hidden_losses(cells)
+    np.bitwise_or.at(by_unit, (p, u, k), lose_h)
+    out = np.zeros_like(m)
+    for kind in range(3):  # each kind of unit covers every cell once
+        part = slice(9 * kind, 9 * kind + 9)
+        out[:, UNITS[part].ravel()] |= by_unit[:, part].reshape(batch, 81)
+    bad = np.zeros(batch, dtype=bool)
+    bad[bad_naked] = True
+    bad[bad_hidden] = True
+    return out & m, bad
+
+
+def _pairs_fixpoint(out: np.ndarray, locked: bool, deadline: Deadline | None) -> np.ndarray:
+    """Naked and hidden pairs on the open puzzles of ``out`` (9, 9, B), each change run to the
+    fixpoint of the other rules, until pairs find nothing, in place: (B,) contradictions found."""
+    batch = out.shape[-1]
+    flat = out.reshape(81, batch)
+    bad = np.zeros(batch, dtype=bool)
+    active = np.flatnonzero((flat & (flat - _ONE)).any(axis=0))
+    while active.size:
+        if deadline is not None:
+            deadline.check("propagation")
+        m = np.ascontiguousarray(flat[:, active].T)
+        lose, wrong = _pair_losses(m)
+        bad[active[wrong]] = True
+        moving = lose.any(axis=1) & ~wrong
+        active = active[moving]
+        flat[:, active] = (m[moving] & ~lose[moving]).T
+        _fixpoint(out, active, locked, deadline)
+        active = active[(flat[:, active] & (flat[:, active] - _ONE)).any(axis=0)]
+    return bad
+
+
 def propagate_masks(
-    values: np.ndarray, *, locked: bool = True, deadline: Deadline | None = None
+    values: np.ndarray, *, locked: bool = True, pairs: bool = False, deadline: Deadline | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Propagate a (B, 81) stack of 9x9 puzzles: ((B, 81) uint16 candidate sets, (B,) contradiction).
 
     A cell holding one candidate is placed.  Contradictions are looked for once, at the end (a
-    contradictory puzzle only runs on until it stops changing).  ``deadline`` is checked between
-    rounds (``limits.TimeLimitReached``, "propagation").
+    contradictory puzzle only runs on until it stops changing), and by pairs as they go.
+    ``deadline`` is checked between rounds (``limits.TimeLimitReached``, "propagation").
     """
     values = np.asarray(values).reshape(-1, 81)
     batch = values.shape[0]
@@ -212,7 +311,8 @@ def propagate_masks(
     start[start == 0] = FULL
     out = np.ascontiguousarray(start).reshape(9, 9, batch)
     _fixpoint(out, np.arange(batch), locked, deadline)
-    return np.ascontiguousarray(out.reshape(81, batch).T), _bad(out)
+    bad = _pairs_fixpoint(out, locked, deadline) if pairs else np.zeros(batch, dtype=bool)
+    return np.ascontiguousarray(out.reshape(81, batch).T), _bad(out) | bad
 
 
 def candidate_table(masks: np.ndarray) -> np.ndarray:
@@ -225,7 +325,9 @@ def placed_digits(masks: np.ndarray) -> np.ndarray:
     return _DIGIT[masks]
 
 
-def propagate9(values: np.ndarray, *, locked: bool = True, deadline: Deadline | None = None) -> Propagation:
-    """``propagation.propagate_batch`` for 9x9 (3x3 boxes) with singles, and locked candidates if asked."""
-    masks, bad = propagate_masks(values, locked=locked, deadline=deadline)
+def propagate9(
+    values: np.ndarray, *, locked: bool = True, pairs: bool = False, deadline: Deadline | None = None
+) -> Propagation:
+    """``propagation.propagate_batch`` for 9x9 (3x3 boxes): singles, locked candidates and pairs as asked."""
+    masks, bad = propagate_masks(values, locked=locked, pairs=pairs, deadline=deadline)
     return Propagation(placed_digits(masks), candidate_table(masks), bad)

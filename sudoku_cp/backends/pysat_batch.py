@@ -40,7 +40,8 @@ from .pysat_backend import BATCH_SOLVER, DEFAULT_SOLVER, PysatBackend, check_sol
 __all__ = ["ARRAY_SIDE", "BatchPysat", "PysatBatchBackend"]
 
 
-_PROPAGATION_CELLS = 1 << 22  # candidates (puzzles * n**3) propagated and encoded at once
+_PROPAGATION_CELLS = 1 << 22  # candidates (puzzles * n**3) propagated at once
+_ENCODING_STEP = 256  # puzzles encoded at once (then solved) within a propagated part
 #: The largest grid side ``PysatBatchBackend.search_arrays`` answers itself.
 ARRAY_SIDE = 16
 
@@ -372,33 +373,53 @@ class BatchPysat(SearchManyByArrays):
             shared = Deadline(None if time_limit is None else time_limit * size)
         try:
             values, dead, candidates_of = self._propagate(geometry, givens, shared)
-            todo = np.flatnonzero(~dead & (values == 0).any(axis=1))
-            forced = np.flatnonzero(~dead & (values != 0).all(axis=1))  # propagation placed every digit
-            shared.check("encoding")
-            compact = _compact_batch(
-                geometry, values[todo], candidates_of(todo), self.box_clauses, self.ranked, shared
-            )
         except TimeLimitReached as stop:
             share = (time.perf_counter() - start) / max(size, 1)
             return _nothing(geometry, size, share, str(stop))
+        todo = np.flatnonzero(~dead & (values == 0).any(axis=1))
+        forced = np.flatnonzero(~dead & (values != 0).all(axis=1))  # propagation placed every digit
         share = (time.perf_counter() - start) / max(size, 1)
         seconds = np.full(size, share)
         models: list[list[list[int]]] = [[] for _ in range(size)]
         complete = np.ones(size, dtype=bool)
         reasons: dict[int, str] = {}
-        for row, b in enumerate(todo.tolist()):
+        decoded: list[tuple[np.ndarray, np.ndarray]] = []
+        # Encoded and solved a slice at a time: the arrays of a slice stay in the caches (on
+        # forum-hardest, encoding slices of 256 takes a fifth less time than one of 4,096).
+        for lo in range(0, len(todo), _ENCODING_STEP):
+            rows = todo[lo : lo + _ENCODING_STEP]
             t0 = time.perf_counter()
-            if isinstance(time_limit, Deadline):
-                deadline = time_limit
-            else:  # the puzzle's own budget, less its share of the shared phases
-                deadline = Deadline(time_limit, began=time.monotonic() - share)
-            models[b], complete[b], reason = self._solve_one(compact, row, limit, deadline)
-            if reason is not None:
-                reasons[b] = reason
-            seconds[b] += time.perf_counter() - t0
+            try:
+                if isinstance(time_limit, Deadline):
+                    budget = time_limit
+                else:  # the shared phases may spend every puzzle's share
+                    budget = Deadline(None if time_limit is None else time_limit * len(rows))
+                budget.check("encoding")
+                compact = _compact_batch(
+                    geometry, values[rows], candidates_of(rows), self.box_clauses, self.ranked, budget
+                )
+            except TimeLimitReached as stop:
+                rest = todo[lo:]
+                complete[rest] = False
+                reasons.update(dict.fromkeys(rest.tolist(), str(stop)))
+                seconds[rest] += time.perf_counter() - t0
+                break
+            encoding = (time.perf_counter() - t0) / len(rows)
+            for row, b in enumerate(rows.tolist()):
+                t0 = time.perf_counter()
+                if isinstance(time_limit, Deadline):
+                    deadline = time_limit
+                else:  # the puzzle's own budget, less its share of the shared phases
+                    deadline = Deadline(time_limit, began=time.monotonic() - share - encoding)
+                models[b], complete[b], reason = self._solve_one(compact, row, limit, deadline)
+                if reason is not None:
+                    reasons[b] = reason
+                seconds[b] += time.perf_counter() - t0 + encoding
+            decoded.append(self._decode(compact, rows, values, models))
         t0 = time.perf_counter()
-        decoded, decoded_owner = self._decode(compact, todo, values, models)
-        answers = self._checked(geometry, givens, values, forced, decoded, decoded_owner, complete, reasons)
+        stack = np.concatenate([values[:0]] + [grids for grids, _ in decoded])
+        owner = np.concatenate([np.zeros(0, dtype=np.int64)] + [owners for _, owners in decoded])
+        answers = self._checked(geometry, givens, values, forced, stack, owner, complete, reasons)
         seconds += (time.perf_counter() - t0) / max(size, 1)
         self.stats["puzzles"] += size
         return replace(answers, seconds=seconds)

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import math
 import os
+import signal
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from .errors import SudokuCpError
@@ -31,6 +33,7 @@ __all__ = [
     "format_bytes",
     "memory_budget",
     "process_started",
+    "sigint_held",
     "solve_limited",
 ]
 
@@ -161,6 +164,25 @@ def check_memory(what: str, estimate: int, alternative: str = "") -> None:
             f"{what} would need about {format_bytes(estimate)} of memory, "
             f"more than the {format_bytes(budget)} available{hint}"
         )
+
+
+@contextmanager
+def sigint_held() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) back from this thread for the block; it arrives when the block ends.
+
+    For the few calls into ``pysat.card`` left (templates, one per width): each call installs a C
+    handler of its own for SIGINT and restores Python's after it, so a Ctrl-C inside the call never
+    reached Python (the command went on working) or jumped out of the C++ encoder and corrupted
+    the heap ("free(): invalid pointer").  Held, the signal waits and is handed to Python's handler
+    when the block ends.  Only this thread holds it: keep such calls out of loops, as a process's
+    signal may go to another thread, under whatever handler is installed then.
+    """
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        if signal.SIGINT not in held:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _interruptible(solver: Any) -> bool:

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -14,6 +15,10 @@ import pytest
 
 from sudoku_cp.cpsat import build_cpsat_model, new_solver, run_solver
 from sudoku_cp.formats import parse_grid
+from sudoku_cp.geometry import geometry_for_size
+from sudoku_cp.limits import sigint_held
+from sudoku_cp.nishio.cnf import encode_nishio_cnf
+from sudoku_cp.nishio.instance import NishioInstance
 
 EMPTY_9X9 = "." * 81  # 6.67e21 solutions: counting never ends by itself
 
@@ -176,3 +181,35 @@ def test_sigint_during_start_up_and_imports_is_still_interrupted(wait: float) ->
     _, err = process.communicate(timeout=20)
     assert process.returncode == 130, err[-2000:]
     assert err.strip().endswith("interrupted") and "Traceback" not in err, err[-2000:]
+
+
+def test_sigint_held_arrives_when_the_block_ends() -> None:
+    reached = False
+    # Sent to this thread, the signal waits (a process's signal could go to another thread).
+    with pytest.raises(KeyboardInterrupt), sigint_held():
+        signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
+        time.sleep(0.05)
+        reached = True  # not interrupted inside the block
+    assert reached
+
+
+def test_ctrl_c_during_pysat_card_encoding_is_never_swallowed() -> None:
+    """pysat.card installs its own SIGINT handler inside every call: a Ctrl-C there never reached
+    Python (reduce --verify went on solving) or jumped out of the encoder ("free(): invalid pointer")."""
+    instance = NishioInstance.from_cells(
+        geometry_for_size(64), [(r, c) for r in range(64) for c in range(64) if (r * 7 + c * 3) % 5]
+    )
+    lost = 0
+    main = threading.main_thread().ident or 0
+    for trial in range(30):
+        timer = threading.Timer(0.002 + 0.0013 * trial, signal.pthread_kill, (main, signal.SIGINT))
+        timer.start()
+        try:
+            for _ in range(200):
+                encode_nishio_cnf(instance)
+            lost += 1
+        except KeyboardInterrupt:
+            pass
+        finally:
+            timer.join()
+    assert lost == 0

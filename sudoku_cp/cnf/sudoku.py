@@ -39,7 +39,7 @@ import numpy as np
 from ..formats import format_line
 from ..geometry import Geometry
 from ..grid import Grid
-from ..limits import Deadline, ModelTooLarge, check_memory, format_bytes, memory_budget
+from ..limits import Deadline, ModelTooLarge, check_memory, format_bytes, memory_budget, sigint_held
 from ..propagation import propagate
 from .varmap import GridVarMap
 
@@ -99,9 +99,10 @@ def _amo_template(amo: AmoEncoding, width: int) -> tuple[tuple[np.ndarray, ...],
     from pysat.formula import IDPool
 
     pool = IDPool(start_from=width + 1)
-    clauses = CardEnc.atmost(
-        lits=list(range(1, width + 1)), bound=1, vpool=pool, encoding=getattr(EncType, amo.value)
-    ).clauses
+    with sigint_held():  # pysat.card's own SIGINT handler would swallow a Ctrl-C
+        clauses = CardEnc.atmost(
+            lits=list(range(1, width + 1)), bound=1, vpool=pool, encoding=getattr(EncType, amo.value)
+        ).clauses
     blocks = tuple(block for _, block in _blocks_from_lists(clauses))
     return blocks, max(pool.top - width, 0)
 

@@ -3,13 +3,21 @@
 One variable per cell of S, numbered 1, 2, ... in the reading order of S; for every row, column
 and box, "exactly one" over the cells of S in that unit, written by ``pysat.card.CardEnc.equals``
 with the ``EncType`` of the chosen ``AmoEncoding`` (the names of the grid models).  Auxiliary
-variables come from one ``IDPool`` starting after the cell variables, so they never collide.  A
+variables are numbered on after the cell variables, unit by unit, so they never collide.  A
 unit without a cell of S gives the empty clause.
+
+``pysat.card`` is asked once per encoding and width, over the symbols 1..width: it writes a
+constraint the same way whatever its literals, auxiliaries numbered on from the pool's top, so
+each unit's clauses are that template with its own literals and auxiliaries put in (the same
+clauses as a call per unit).  Besides saving the calls, this keeps pysat.card's own SIGINT
+handler, installed inside every call, out of the long loop: a Ctrl-C landing there never
+reached Python or jumped out of the C++ encoder and corrupted the heap.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 from pysat.card import CardEnc, EncType
@@ -17,6 +25,7 @@ from pysat.formula import IDPool
 
 from ..cnf.dimacs import dimacs_text
 from ..cnf.sudoku import AmoEncoding
+from ..limits import sigint_held
 from .instance import NishioInstance
 
 __all__ = [
@@ -30,6 +39,37 @@ __all__ = [
 NISHIO_CNF_ENCODINGS = tuple(AmoEncoding)
 
 _FAMILIES = ("row", "column", "box")
+
+
+@dataclass(frozen=True, slots=True)
+class _Template:
+    """Exactly one over the symbols 1..width, auxiliaries width+1, ...: every clause's symbols in
+    one array (``symbols``, signs in ``signs``), clause k at ``spans[k]`` of it."""
+
+    symbols: np.ndarray
+    signs: np.ndarray
+    spans: tuple[tuple[int, int], ...]
+    aux: int
+
+    def clauses(self, lits: list[int], top: int) -> list[list[int]]:
+        """The clauses over ``lits``, auxiliaries ``top + 1``, ...."""
+        variables = np.concatenate([[0], lits, np.arange(top + 1, top + self.aux + 1)])
+        flat = (variables[self.symbols] * self.signs).tolist()
+        return [flat[a:b] for a, b in self.spans]
+
+
+@cache
+def _equals_template(encoding: AmoEncoding, width: int) -> _Template:
+    """The template of "exactly one" over ``width`` literals in ``encoding``."""
+    pool = IDPool(start_from=width + 1)
+    with sigint_held():  # pysat.card's own SIGINT handler would swallow a Ctrl-C
+        made = CardEnc.equals(
+            lits=list(range(1, width + 1)), bound=1, vpool=pool, encoding=getattr(EncType, encoding.value)
+        )
+    flat = np.array([x for clause in made.clauses for x in clause], dtype=np.int64)
+    ends = np.cumsum([len(clause) for clause in made.clauses]).tolist()
+    spans = tuple(zip([0, *ends[:-1]], ends, strict=True))
+    return _Template(np.abs(flat), np.sign(flat), spans, max(pool.top - width, 0))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -93,7 +133,6 @@ def encode_nishio_cnf(
 ) -> NishioCnf:
     """The CNF model of a Nishio instance with the given exactly-one encoding."""
     encoding = AmoEncoding(encoding)
-    kind = getattr(EncType, encoding.value)
     g = instance.geometry
     n = g.n
     mask = instance.mask
@@ -102,7 +141,7 @@ def encode_nishio_cnf(
     cell_vars[rows, cols] = np.arange(1, len(rows) + 1)
     var_cells = np.stack([rows, cols], axis=1).astype(np.int64).reshape(-1, 2)
     flat_vars = cell_vars.reshape(-1)
-    pool = IDPool(start_from=len(rows) + 1)
+    top = len(rows)  # the highest variable so far: auxiliaries follow
     clauses: list[list[int]] = []
     family_clauses: dict[str, int] = {}
     for kind_index, family in enumerate(_FAMILIES):
@@ -111,10 +150,12 @@ def encode_nishio_cnf(
             lits = [int(v) for v in flat_vars[g.units[unit]].tolist() if v]
             if not lits:
                 clauses.append([])
-            else:
-                clauses.extend(CardEnc.equals(lits=lits, bound=1, vpool=pool, encoding=kind).clauses)
+                continue
+            template = _equals_template(encoding, len(lits))
+            clauses.extend(template.clauses(lits, top))
+            top += template.aux
         family_clauses[family] = len(clauses) - before
-    n_vars = max(pool.top, len(rows))
+    n_vars = top
     for array in (cell_vars, var_cells):
         array.setflags(write=False)
     return NishioCnf(instance, encoding, cell_vars, var_cells, clauses, n_vars, family_clauses)

@@ -176,7 +176,8 @@ def _compact_batch(
     for exactly, groups, group_widths in tables:
         clock.check("encoding")
         entries = np.ascontiguousarray(groups).ravel()
-        literals = entries[entries > 0]  # every group's variables, puzzle by puzzle
+        # Every group's variables, puzzle by puzzle (``compress``: a third of the time of ``entries[mask]``).
+        literals = np.compress(entries > 0, entries)
         per_puzzle = group_widths.reshape(batch, -1)
         flat_widths = per_puzzle.ravel()
         starts = np.cumsum(flat_widths) - flat_widths
@@ -187,7 +188,7 @@ def _compact_batch(
             clock.check("encoding")
             offsets = np.zeros(batch + 1, dtype=np.int64)
             np.cumsum(_count(chosen), out=offsets[1:])
-            block = literals[starts[chosen.ravel()][:, None] + np.arange(width)]
+            block = np.take(literals, np.compress(chosen.ravel(), starts)[:, None] + np.arange(width))
             blocks.append((width, exactly, block.tolist(), offsets))
     return _CompactBatch(blocks, var_offset, var_cell, var_digit)
 

@@ -12,9 +12,9 @@ Rows (each solves every puzzle, checks every solution, and must find each puzzle
   encoding of the empty grid, each puzzle's givens as assumptions, no propagation;
 * ``incremental singles``: the same with the digits placed by singles propagation as
   assumptions (the batch driver before ``BatchPysat``), with CaDiCaL and MiniSat;
-* ``batch ...``: ``BatchPysat``: propagation of each chunk (9x9: ``batch9``, singles and locked
-  candidates), then a fresh solver per puzzle left open on its compact exactly-one model,
-  variations of solver, numbering, box clauses and propagation rules;
+* ``batch ...``: ``BatchPysat``: propagation of each chunk (9x9: ``batch9``, singles, locked
+  candidates and pairs, whatever the engine's rules), then a fresh solver per puzzle left open
+  on its compact exactly-one model, variations of solver, numbering and box clauses;
 * ``api solve_items``: ``sudoku_cp.api.solve_items`` in this process, whatever path it takes;
 * ``cli end to end``: ``python -m sudoku_cp solve FILE --jobs 1`` in a fresh process, output to
   /dev/null, start-up included (the figure the 1,500 puzzles/s goal is about).
@@ -179,8 +179,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         "batch gluecard4": batch("gluecard4"),
         "batch minicard, cell-order numbering": batch("minicard", ranked=False),
         "batch minicard, box clauses too": batch("minicard", box_clauses=True),
-        "batch minicard + locked candidates": batch("minicard", locked=True),
-        "batch minicard + locked + pairs": batch("minicard", locked=True, pairs=True),
         "batch minicard (default)": batch("minicard"),
         "api solve_items": api_run(items),
     }

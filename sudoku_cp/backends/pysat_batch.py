@@ -1,16 +1,17 @@
 """The python-sat batch path: a whole batch of puzzles propagated at once, then a small model each.
 
 ``BatchPysat`` takes a (B, n*n) stack of puzzles (``search_arrays``; ``search_many`` for grids)
-and propagates it in numpy (9x9: ``batch9``, singles and locked candidates on uint16 candidate
-sets; other sizes: ``propagation``, singles), then gives each puzzle left open a fresh solver
-(Minicard by default) holding only its open candidates: exactly one per cell, row and column, at
-most one per box, "at most one" as native cardinality constraints.  Variables are numbered so
-that the solver's first decisions fall on the cells with fewest candidates (ties: most candidates
-among the peers).  Models are decoded and checked for the whole batch at once, and the answers
-come back as arrays (``answers.BatchAnswers``).  A fresh small model beats one incremental
-solver under assumptions about twofold on hard 9x9 puzzles: assumptions are re-propagated after
-every backjump below them and end up in every learnt clause.  On the small leftovers of easy
-puzzles the two are even (measured): loading a model costs about 0.4 us a constraint.
+and propagates it in numpy (9x9: ``batch9``, singles, locked candidates and pairs on uint16
+candidate sets; other sizes: ``propagation``, singles), then, a slice of puzzles at a time, gives
+each puzzle left open a fresh solver (Minicard by default) holding only its open candidates:
+exactly one per cell, row and column, at most one per box, "at most one" as native cardinality
+constraints.  Variables are numbered so that the solver's first decisions fall on the cells with
+fewest candidates (ties: most candidates among the peers).  Models are decoded and checked for
+the whole batch at once, and the answers come back as arrays (``answers.BatchAnswers``).  A fresh
+small model beats one incremental solver under assumptions about twofold on hard 9x9 puzzles:
+assumptions are re-propagated after every backjump below them and end up in every learnt clause.
+On the small leftovers of easy puzzles the two are even (measured): loading a model costs about
+0.4 us a constraint.
 """
 
 from __future__ import annotations

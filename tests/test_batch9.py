@@ -101,6 +101,7 @@ def test_a_spent_deadline_stops_propagation() -> None:
         propagate9(_stack("clue17_100.txt"), deadline=Deadline(0.0))
 
 
-def test_an_empty_batch_gives_empty_tables() -> None:
-    found = propagate9(np.zeros((0, 81), dtype=np.int16))
+@pytest.mark.parametrize("pairs", [False, True])
+def test_an_empty_batch_gives_empty_tables(pairs: bool) -> None:
+    found = propagate9(np.zeros((0, 81), dtype=np.int16), pairs=pairs)
     assert found.values.shape == (0, 81) and found.candidates.shape == (0, 81, 9)

@@ -193,6 +193,7 @@ def run(path: Path, args: argparse.Namespace) -> dict[str, Any]:
     """Solve one grid with the propagator as ``args`` says: status, CPU seconds, solver counts."""
     from pysat.solvers import Solver
 
+    from sudoku_cp.backends.pysat_backend import _numbering, _renumber
     from sudoku_cp.cnf.sudoku import encode_cnf
     from sudoku_cp.formats import parse_grid
     from sudoku_cp.verify import valid_solutions_mask
@@ -200,26 +201,30 @@ def run(path: Path, args: argparse.Namespace) -> dict[str, Any]:
     began = time.process_time()
     grid = parse_grid(path.read_text())
     cnf = encode_cnf(grid, "optimized", use="solve")
+    mapping = _numbering(cnf, args.seed)  # the portfolio's numbering of worker ``seed``
+    varmap = cnf.varmap
+    if mapping is not None:
+        index = np.where(varmap.index > 0, mapping[varmap.index], 0)
+        varmap = GridVarMap.from_index(varmap.geometry, index, varmap.fixed)
     units = (
-        []
-        if args.units == "none"
-        else open_units(cnf.varmap, None if args.units == "all" else int(args.units))
+        [] if args.units == "none" else open_units(varmap, None if args.units == "all" else int(args.units))
     )
-    ordered = open_units(cnf.varmap)
+    ordered = open_units(varmap)
     resource.setrlimit(resource.RLIMIT_CPU, (int(args.cpu), int(args.cpu) + 1))
     propagator = _Reporting(
-        cnf.varmap,
+        varmap,
         units,
         prune=not args.no_prune,
         digits=range(grid.n) if args.digits else (),
         decide_units=ordered[: args.decide],
     )
-    record: dict[str, Any] = {"file": path.name, "units": len(units), "digits": args.digits}
+    record: dict[str, Any] = {"file": path.name, "seed": args.seed, "units": len(units)}
+    record.update(digits=args.digits)
     record.update(decide=args.decide, prune=not args.no_prune, options=args.options)
     with Solver(name="cadical195") as solver:
         solver.solver.configure({"chrono": 0, **json.loads(args.options)})
         for block in cnf.blocks():
-            solver.append_formula(block.tolist())
+            solver.append_formula(_renumber(block, mapping).tolist())
         solver.connect_propagator(propagator)
         propagator.setup_observe(solver)
         answer = solver.solve()
@@ -227,7 +232,7 @@ def run(path: Path, args: argparse.Namespace) -> dict[str, Any]:
         record.update(cpu=round(time.process_time() - began, 2), **(solver.accum_stats() or {}))
         record.update(hall_conflicts=propagator.conflicts, removed=propagator.prunings)
         if answer:
-            values = cnf.varmap.decode(solver.get_model()).reshape(1, grid.n, grid.n)
+            values = varmap.decode(solver.get_model()).reshape(1, grid.n, grid.n)
             record["checked"] = bool(valid_solutions_mask(grid, values)[0])
     return record
 
@@ -243,6 +248,7 @@ def main() -> None:
     )
     parser.add_argument("--no-prune", action="store_true", help="Hall conflicts only, no Régin filtering")
     parser.add_argument("--options", default="{}", help="CaDiCaL options as JSON")
+    parser.add_argument("--seed", type=int, default=0, help="numbering as the portfolio's worker SEED")
     parser.add_argument("--cpu", type=float, default=60.0, help="CPU-time limit of the process")
     print(json.dumps(run(parser.parse_args().file, parser.parse_args())), flush=True)
 

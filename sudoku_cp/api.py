@@ -12,7 +12,7 @@ begins gives "time limit reached during parsing".
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -71,7 +71,18 @@ class BackendOptions:
     @property
     def name(self) -> str:
         """The name of what solves a batch, e.g. 'pysat:minicard' or 'cpsat' (no backend is made)."""
-        return backend_name(self.backend, encoding=self.encoding, solver_cmd=self.solver_cmd, batch=True)
+        return self.name_for(())
+
+    def name_for(self, items: Iterable[PuzzleItem]) -> str:
+        """The name of what solves these puzzles (big grids may take another solver than a batch's)."""
+        sides = [geometry.n for item in items if (geometry := item.geometry) is not None]
+        return backend_name(
+            self.backend,
+            encoding=self.encoding,
+            solver_cmd=self.solver_cmd,
+            batch=True,
+            side=min(sides) if sides else None,
+        )
 
 
 class PuzzleResult:

@@ -156,6 +156,13 @@ class PuzzleItem:
         return self._grid
 
     @property
+    def geometry(self) -> Geometry | None:
+        """The puzzle's geometry (without making its grid), or None when it could not be read."""
+        if self._rows is not None:
+            return self._rows.geometry
+        return None if self._grid is None else self._grid.geometry
+
+    @property
     def source(self) -> tuple[PuzzleRows, int] | None:
         """The batch rows and row this item's grid comes from, or None when it holds its own grid."""
         return None if self._rows is None else (self._rows, self._row)

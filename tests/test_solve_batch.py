@@ -11,7 +11,9 @@ from sudoku_cp.api import BackendOptions, PuzzleResult, solve, solve_items
 from sudoku_cp.backends.answers import ArrayBackend, BatchAnswers
 from sudoku_cp.backends.base import BatchBackend
 from sudoku_cp.backends.registry import make_backend
-from sudoku_cp.formats import format_line, json_dumps, parse_grid, parse_puzzles
+from sudoku_cp.formats import PuzzleItem, format_line, json_dumps, parse_grid, parse_puzzles
+from sudoku_cp.geometry import geometry_for_size
+from sudoku_cp.grid import Grid
 from sudoku_cp.limits import Deadline
 from sudoku_cp.outcome import Status
 
@@ -99,3 +101,15 @@ def test_the_pysat_backend_answers_arrays_and_search_many_alike() -> None:
 def test_an_unsatisfiable_puzzle_without_clashing_givens_is_unsat() -> None:
     results = list(solve_items(parse_puzzles(UNSAT + "\n" + FORUM[0] + "\n"), BackendOptions()))
     assert [r.status for r in results] == [Status.UNSAT, Status.SOLVED]
+
+
+def test_the_batch_name_says_what_solves_the_grids() -> None:
+    # Grids of side 25 and more go one by one to the single-puzzle solver, not to Minicard's batches.
+    def items(side: int) -> list[PuzzleItem]:
+        return [PuzzleItem(0, 1, Grid.empty(geometry_for_size(side))), PuzzleItem(1, 2, None, "unreadable")]
+
+    assert BackendOptions().name_for(items(9)) == "pysat:minicard"
+    assert BackendOptions().name_for(items(25)) == "pysat:cadical195"
+    assert BackendOptions().name_for([]) == BackendOptions().name == "pysat:minicard"
+    assert BackendOptions(backend="pysat:glucose4").name_for(items(25)) == "pysat:glucose4"
+    assert BackendOptions(backend="cpsat").name_for(items(25)) == "cpsat"

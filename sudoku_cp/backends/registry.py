@@ -109,19 +109,23 @@ def backend_name(
     encoding: CnfEncoding | str | None = None,
     solver_cmd: str | None = None,
     batch: bool = False,
+    side: int | None = None,
 ) -> str:
     """The name ``make_backend`` would give the backend, without making it (the name is not checked).
 
     With ``batch``, the name of what solves a batch (``BatchBackend.batch_name``): plain
-    ``pysat`` batches are solved by Minicard, so their name is ``pysat:minicard``.
+    ``pysat`` batches are solved by Minicard, so their name is ``pysat:minicard``, unless every
+    grid has ``side`` ``pysat_backend.BIG_SIDE`` or more (``side``: the smallest): those go one by
+    one to the single-puzzle solver.
     """
     if solver_cmd is not None:
         return f"program:{solver_cmd}"
     family, _, variant = spec.partition(":")
     if family == "pysat":
-        from .pysat_backend import BATCH_SOLVER, DEFAULT_SOLVER
+        from .pysat_backend import BATCH_SOLVER, BIG_SIDE, DEFAULT_SOLVER
 
-        default = BATCH_SOLVER if batch and encoding is None else DEFAULT_SOLVER
+        arrays = batch and encoding is None and (side is None or side < BIG_SIDE)
+        default = BATCH_SOLVER if arrays else DEFAULT_SOLVER
         return f"pysat:{variant or default}"
     if family == "cpsat":
         return "cpsat" if variant in ("", "bool") else f"cpsat:{variant}"

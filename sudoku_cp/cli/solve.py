@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     executor = common.executor(args)
     items, name = common.load_puzzles(args)
     options = common.backend_options(args)  # checks --solver-cmd's program before any solving
-    backend_name = options.name
+    backend_name = options.name_for(items)
     time_limit = clock if len(items) == 1 and args.time_limit is not None else args.time_limit
     if len(items) == 1 and not args.json and args.output_file is None:
         results = solve_items(items, options, unique=args.unique, time_limit=time_limit)

@@ -12,7 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
+from pysat.card import CardEnc
 
+from sudoku_cp.cnf.sudoku import card_template
 from sudoku_cp.cpsat import build_cpsat_model, new_solver, run_solver
 from sudoku_cp.formats import parse_grid
 from sudoku_cp.geometry import geometry_for_size
@@ -200,17 +202,19 @@ def test_the_nishio_cnf_calls_pysat_card_once_per_width(monkeypatch: pytest.Monk
     jumped out of the C++ encoder and corrupted the heap.  Templates, one call per width, leave
     that window to a few calls, each with SIGINT held."""
     calls: list[int] = []
-    real = cnf_module.CardEnc.equals
+    real = CardEnc.equals
 
     def counted(*args: object, **kwargs: object) -> object:
         calls.append(len(kwargs["lits"]))  # type: ignore[arg-type]
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(cnf_module.CardEnc, "equals", counted)
+    monkeypatch.setattr(CardEnc, "equals", counted)
     cnf_module._equals_template.cache_clear()
+    card_template.cache_clear()
     instance = NishioInstance.from_cells(
         geometry_for_size(25), [(r, c) for r in range(25) for c in range(25) if (r * 7 + c * 3) % 5]
     )
     encode_nishio_cnf(instance)
     assert len(calls) == len(set(calls)) <= 25
     cnf_module._equals_template.cache_clear()
+    card_template.cache_clear()

@@ -49,6 +49,7 @@ __all__ = [
     "CnfEncoding",
     "CnfSize",
     "SudokuCnf",
+    "card_template",
     "cnf_size",
     "encode_cnf",
     "encode_geometry_cnf",
@@ -82,29 +83,43 @@ class AmoEncoding(Enum):
 
 
 @cache
+def card_template(
+    encoding: AmoEncoding, width: int, exactly: bool = False
+) -> tuple[tuple[tuple[int, ...], ...], int]:
+    """At most one (``exactly``: exactly one) over the symbols 1..width as ``pysat.card`` writes it
+    in ``encoding``: its clauses, auxiliaries numbered width+1, ..., and how many auxiliaries.
+
+    ``pysat.card`` encodes a constraint the same way whatever its literals, fresh auxiliaries
+    numbered on from the pool's top, so every group of this width gets these clauses with its own
+    literals and auxiliaries put in.  One call per encoding and width, SIGINT held: pysat.card
+    installs a SIGINT handler of its own inside every call, and a Ctrl-C landing there never
+    reached Python or jumped out of the C++ encoder.
+    """
+    from pysat.card import CardEnc, EncType  # imported on use: keeps python-sat out of `import sudoku_cp`
+    from pysat.formula import IDPool
+
+    pool = IDPool(start_from=width + 1)
+    make = CardEnc.equals if exactly else CardEnc.atmost
+    with sigint_held():
+        made = make(
+            lits=list(range(1, width + 1)), bound=1, vpool=pool, encoding=getattr(EncType, encoding.value)
+        )
+    return tuple(tuple(clause) for clause in made.clauses), max(pool.top - width, 0)
+
+
+@cache
 def _amo_template(amo: AmoEncoding, width: int) -> tuple[tuple[np.ndarray, ...], int]:
     """One at-most-one over the symbols 1..width, auxiliaries width+1, ...: its clauses as int32
-    blocks of equal width (in order of first appearance), and its number of auxiliary variables.
-
-    Every group of this width gets these clauses, symbol i standing for its i-th literal and
-    auxiliary j for ``aux_start + j``: ``pysat.card`` encodes a constraint the same way whatever
-    its literals, with fresh auxiliaries numbered on from the pool's top.
-    """
+    blocks of equal width (in order of first appearance), and its number of auxiliary variables
+    (symbol i stands for a group's i-th literal, auxiliary j for ``aux_start + j``)."""
     if width < 2:
         return (), 0
     if amo is AmoEncoding.PAIRWISE:
         first, second = np.triu_indices(width, 1)
         return (np.stack([-(first + 1), -(second + 1)], axis=1).astype(np.int32),), 0
-    from pysat.card import CardEnc, EncType  # imported on use: keeps python-sat out of `import sudoku_cp`
-    from pysat.formula import IDPool
-
-    pool = IDPool(start_from=width + 1)
-    with sigint_held():  # pysat.card's own SIGINT handler would swallow a Ctrl-C
-        clauses = CardEnc.atmost(
-            lits=list(range(1, width + 1)), bound=1, vpool=pool, encoding=getattr(EncType, amo.value)
-        ).clauses
-    blocks = tuple(block for _, block in _blocks_from_lists(clauses))
-    return blocks, max(pool.top - width, 0)
+    clauses, aux = card_template(amo, width)
+    blocks = tuple(block for _, block in _blocks_from_lists([list(clause) for clause in clauses]))
+    return blocks, aux
 
 
 def _amo_size(amo: AmoEncoding, width: int) -> tuple[int, int, int]:

@@ -6,12 +6,10 @@ with the ``EncType`` of the chosen ``AmoEncoding`` (the names of the grid models
 variables are numbered on after the cell variables, unit by unit, so they never collide.  A
 unit without a cell of S gives the empty clause.
 
-``pysat.card`` is asked once per encoding and width, over the symbols 1..width: it writes a
-constraint the same way whatever its literals, auxiliaries numbered on from the pool's top, so
-each unit's clauses are that template with its own literals and auxiliaries put in (the same
-clauses as a call per unit).  Besides saving the calls, this keeps pysat.card's own SIGINT
-handler, installed inside every call, out of the long loop: a Ctrl-C landing there never
-reached Python or jumped out of the C++ encoder and corrupted the heap.
+Each unit's clauses are the template of its width (``cnf.sudoku.card_template``: pysat.card
+asked once per encoding and width) with the unit's literals and auxiliaries put in: the same
+clauses as a call per unit, without thousands of calls, each of which swapped in pysat.card's
+own SIGINT handler (a Ctrl-C landing there never reached Python, or corrupted the heap).
 """
 
 from __future__ import annotations
@@ -20,12 +18,9 @@ from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
-from pysat.card import CardEnc, EncType
-from pysat.formula import IDPool
 
 from ..cnf.dimacs import dimacs_text
-from ..cnf.sudoku import AmoEncoding
-from ..limits import sigint_held
+from ..cnf.sudoku import AmoEncoding, card_template
 from .instance import NishioInstance
 
 __all__ = [
@@ -61,15 +56,11 @@ class _Template:
 @cache
 def _equals_template(encoding: AmoEncoding, width: int) -> _Template:
     """The template of "exactly one" over ``width`` literals in ``encoding``."""
-    pool = IDPool(start_from=width + 1)
-    with sigint_held():  # pysat.card's own SIGINT handler would swallow a Ctrl-C
-        made = CardEnc.equals(
-            lits=list(range(1, width + 1)), bound=1, vpool=pool, encoding=getattr(EncType, encoding.value)
-        )
-    flat = np.array([x for clause in made.clauses for x in clause], dtype=np.int64)
-    ends = np.cumsum([len(clause) for clause in made.clauses]).tolist()
+    clauses, aux = card_template(encoding, width, exactly=True)
+    flat = np.array([x for clause in clauses for x in clause], dtype=np.int64)
+    ends = np.cumsum([len(clause) for clause in clauses]).tolist()
     spans = tuple(zip([0, *ends[:-1]], ends, strict=True))
-    return _Template(np.abs(flat), np.sign(flat), spans, max(pool.top - width, 0))
+    return _Template(np.abs(flat), np.sign(flat), spans, aux)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -66,6 +66,7 @@ __all__ = [
     "SolverAnswer",
     "SolverProgramError",
     "dimacs_text",
+    "flat_dimacs_bytes",
     "normalize_clause",
     "parse_solver_output",
     "read_dimacs",
@@ -297,6 +298,22 @@ def dimacs_text(clauses: ClauseInput, n_vars: int, comments: Iterable[str] = ())
     out = io.StringIO()
     write_dimacs(out, clauses, n_vars, comments)
     return out.getvalue()
+
+
+def flat_dimacs_bytes(flat: np.ndarray, n_vars: int) -> bytes:
+    """The DIMACS bytes of a flat literal array in which each 0 ends a clause: header, then one
+    clause per line, no comments (the canonical text certificates hash)."""
+    flat = np.asarray(flat)
+    _integer_array(flat)
+    _check_range(flat, n_vars)
+    n_clauses = int(np.count_nonzero(flat == 0))
+    if flat.size and flat[-1] != 0:
+        raise DimacsError("the last clause of a flat literal array is not ended by 0")
+    head = f"p cnf {n_vars} {n_clauses}\n".encode("ascii")
+    pieces = [head]
+    for start in range(0, flat.size, _CHUNK_LITERALS):
+        pieces.append(_literal_bytes(flat[start : start + _CHUNK_LITERALS]))
+    return b"".join(pieces)
 
 
 # ------------------------------------------------------------------------------------- reading CNF

@@ -1,0 +1,1 @@
+"""Certified answers: certificate CNFs, DRAT proofs and their checkers."""

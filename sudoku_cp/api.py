@@ -12,6 +12,7 @@ begins gives "time limit reached during parsing".
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -38,6 +39,8 @@ __all__ = [
     "CountResult",
     "IncompleteSearchError",
     "PuzzleResult",
+    "certify_results",
+    "claim_of",
     "count_solutions",
     "solve",
     "solve_items",
@@ -94,7 +97,7 @@ class PuzzleResult:
     """
 
     __slots__ = (
-        *("index", "status", "seconds", "error", "line", "stats"),
+        *("index", "status", "seconds", "error", "line", "stats", "certificate"),
         *("_solution", "_geometry", "_values", "_text"),  # the solution as a Grid, or as a batch row
     )
 
@@ -107,6 +110,7 @@ class PuzzleResult:
         error: str | None = None,
         line: int | None = None,
         stats: dict[str, float | int] | None = None,
+        certificate: str | None = None,
     ) -> None:
         self.index = index
         self.status = status
@@ -114,6 +118,8 @@ class PuzzleResult:
         self.error = error
         self.line = line
         self.stats: dict[str, float | int] = {} if stats is None else stats
+        #: The path of the manifest of the certificate of this answer's claim (``--certify``).
+        self.certificate = certificate
         self._solution = solution
         self._geometry: Geometry | None = None
         self._values: np.ndarray | None = None
@@ -153,6 +159,18 @@ class PuzzleResult:
     def _key(self) -> tuple[object, ...]:
         return (self.index, self.status, self.solution, self.seconds, self.error, self.line, self.stats)
 
+    def certified(self, path: str) -> PuzzleResult:
+        """This result with the manifest of its certificate."""
+        result = PuzzleResult(
+            self.index, self.status, self._solution, self.seconds, self.error, self.line, self.stats, path
+        )
+        result._geometry, result._values, result._text = self._geometry, self._values, self._text
+        return result
+
+    def uncertified(self, why: str) -> PuzzleResult:
+        """This result made unknown because its claim could not be certified (``why``)."""
+        return PuzzleResult(self.index, Status.UNKNOWN, None, self.seconds, why, self.line, self.stats)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, PuzzleResult) and self._key() == other._key()
 
@@ -175,6 +193,8 @@ class PuzzleResult:
         obj["seconds"] = round(self.seconds, 6)
         if self.stats:
             obj["stats"] = self.stats
+        if self.certificate is not None:
+            obj["certificate"] = self.certificate
         return obj
 
     def json_line(self) -> str:
@@ -189,6 +209,8 @@ class PuzzleResult:
         text += f',"seconds":{round(self.seconds, 6)!r}'
         if self.stats:
             text += ',"stats":' + json_dumps(self.stats)
+        if self.certificate is not None:
+            text += ',"certificate":' + json_dumps(self.certificate)
         return text + "}"
 
 
@@ -483,3 +505,59 @@ def _rebased(part: Sequence[PuzzleItem]) -> list[PuzzleItem]:
             item = part[position]
             rebased[position] = PuzzleItem(item.index, item.line, None, None, rows, row)
     return rebased
+
+
+def claim_of(status: Status, unique: bool) -> str | None:
+    """The claim an answer makes that a certificate can back: 'unsat', 'multiple', 'unique' (a
+    solution under ``unique``), or None (a solution alone is checked, nothing else is claimed)."""
+    if status is Status.UNSAT:
+        return "unsat"
+    if status is Status.MULTIPLE:
+        return "multiple"
+    if status is Status.SOLVED and unique:
+        return "unique"
+    return None
+
+
+def certify_results(
+    items: Iterable[PuzzleItem],
+    results: Iterable[PuzzleResult],
+    directory: str,
+    *,
+    unique: bool = False,
+    checker: str = "sudoku_cp",
+    time_limit: float | None = None,
+    executor: Executor | None = None,
+) -> Iterator[PuzzleResult]:
+    """Each result (in the order of ``items``) with the certificate of its claim written into
+    ``directory`` (``PuzzleResult.certificate``); a claim that cannot be certified makes the
+    result unknown, naming the claim and why.  Results without a claim pass unchanged."""
+    from .certify.batch import ClaimItem, certify_claims
+
+    # Results wait here until the answer of their claim comes back (those without one pass in order).
+    pending: deque[tuple[PuzzleResult, bool]] = deque()
+
+    def claims() -> Iterator[ClaimItem]:
+        for item, result in zip(items, results, strict=True):
+            claim = claim_of(result.status, unique)
+            grid = item.grid
+            pending.append((result, claim is not None and grid is not None))
+            if claim is None or grid is None:
+                continue
+            box = (grid.geometry.p, grid.geometry.q)
+            solution = result.solution_line if claim == "unique" else None
+            yield ClaimItem(claim, box, format_line(grid), solution)
+
+    for answer in certify_claims(
+        claims(), directory, checker=checker, time_limit=time_limit, executor=executor
+    ):
+        while not pending[0][1]:
+            yield pending.popleft()[0]
+        result, _ = pending.popleft()
+        yield (
+            result.certified(answer.path)
+            if answer.path is not None
+            else result.uncertified(answer.error or "not certified")
+        )
+    while pending:  # every claim is answered: what is left has none
+        yield pending.popleft()[0]

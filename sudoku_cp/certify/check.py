@@ -40,6 +40,7 @@ __all__ = [
     "check_refutation",
     "checker_info",
     "manifest_paths",
+    "placement_problem",
 ]
 
 #: The proof checkers: our compiled one (the default) and the reference.
@@ -245,7 +246,7 @@ def _mask(cells: list[tuple[int, int]], n: int) -> np.ndarray:
     return mask
 
 
-def _placement_problem(geometry: Geometry, inside: np.ndarray, cells: list[tuple[int, int]]) -> str | None:
+def placement_problem(geometry: Geometry, inside: np.ndarray, cells: list[tuple[int, int]]) -> str | None:
     """Why ``cells`` is not n cells of S, one per row, column and box (None when it is)."""
     n = geometry.n
     if len(cells) != n:
@@ -277,7 +278,7 @@ def _check_closure(manifest: dict[str, Any], folder: Path, checker: str, deadlin
     covered = np.zeros((n, n), dtype=bool)
     for k, witness in enumerate(witnesses, 1):
         cells = _cells(witness, f"witnesses[{k}]", n)
-        problem = _placement_problem(geometry, instance, cells)
+        problem = placement_problem(geometry, instance, cells)
         if problem is not None:
             raise _Fails(f"witness {k} is not a valid placement inside S: {problem}")
         covered |= _mask(cells, n)

@@ -21,7 +21,7 @@ from ..geometry import Geometry
 from ..grid import Grid
 from ..limits import Deadline
 from ..verify import solution_problem
-from .check import check_refutation, checker_info
+from .check import check_refutation, checker_info, placement_problem
 from .cnf import CertificateCnf, nishio_cnf, sudoku_cnf
 from .manifest import FORMAT, VERSION, Certificate, CertificateError, compress, manifest_stem
 from .prove import Decision, decide, prover_info
@@ -175,6 +175,12 @@ def certify_closure(
             true = decision.model[(decision.model >= 1) & (decision.model <= n * n)] - 1
             placement = np.zeros((n, n), dtype=bool)
             placement.reshape(-1)[true] = True
+            placement &= inside  # cells outside S occur in no clause: the prover sets them freely
+            problem = placement_problem(
+                geometry, inside, [(int(a), int(b)) for a, b in np.argwhere(placement)]
+            )
+            if problem is not None:
+                raise CertificateError(f"the prover's placement through R{r + 1}C{c + 1} is wrong: {problem}")
             if not claimed[r, c]:
                 raise CertificateError(
                     f"claim 'closure' not certified: R{r + 1}C{c + 1} lies in a placement "
@@ -194,7 +200,7 @@ def certify_closure(
             raise CertificateError(f"claim 'closure' not certified: {name}: {error}") from None
         files.update(cell_files)
         eliminated.append({"cell": [r + 1, c + 1], **entry})
-    if (covered != (claimed & inside)).any() or (claimed & ~inside).any():
+    if (covered != claimed).any():
         r, c = np.argwhere(covered != claimed)[0]
         raise CertificateError(
             f"claim 'closure' not certified: the closure and the placements differ at R{r + 1}C{c + 1}"

@@ -598,3 +598,44 @@ def notice(message: str) -> None:
     """A one-line note on standard error (the Dask dashboard address)."""
     sys.stderr.write(f"{PROG}: {message}\n")
     sys.stderr.flush()
+
+
+CERTIFY_HELP = """\
+certificates (--certify DIR):
+  Every claim an answer makes (no solution; unique; several solutions; a Nishio closure) is
+  decided again by CaDiCaL 1.9.5 on the plain CNF of encodings/certificates.md, its DRAT proof
+  checked, and written into DIR as a JSON manifest plus the CNF and the proof (gzip); the JSON
+  result line names the manifest ("certificate").  A claim that cannot be certified (false, or
+  a proof that does not check) makes the answer unknown, naming the claim (exit 3).  Re-check
+  certificates anywhere with: sudoku-cp check-certificate DIR"""
+
+
+def add_certify_options(parser: argparse.ArgumentParser) -> None:
+    """``--certify DIR`` and ``--checker sudoku_cp|dratify``."""
+    group = parser.add_argument_group("certificates")
+    group.add_argument(
+        "--certify",
+        metavar="DIR",
+        help="write a checkable certificate of every claim into DIR (see 'certificates' below)",
+    )
+    group.add_argument(
+        "--checker",
+        choices=("sudoku_cp", "dratify"),
+        default="sudoku_cp",
+        help="the DRAT checker that accepts each proof before it is written: sudoku_cp (compiled, "
+        "the default) or dratify (the pure-Python reference)",
+    )
+
+
+def certify_directory(args: argparse.Namespace) -> str | None:
+    """The folder of ``--certify``, made if missing (a usage error when it cannot be), or None."""
+    folder = getattr(args, "certify", None)
+    if folder is None:
+        return None
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as error:
+        raise CliError(f"--certify: cannot make the folder {folder!r}: {error.strerror or error}") from None
+    if not os.access(folder, os.W_OK):
+        raise CliError(f"--certify: the folder {folder!r} is not writable")
+    return folder

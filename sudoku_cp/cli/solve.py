@@ -51,7 +51,10 @@ examples:
   sudoku-cp solve --backend pysat:glucose4 --jobs 2 --json big16x16.txt
   sudoku-cp solve --solver-cmd "cadical -q" puzzle.txt
   sudoku-cp solve big.txt --cluster local --json -o out.jsonl --resume
-  cat puzzles.txt | sudoku-cp solve -"""
+  sudoku-cp solve --unique --certify certs/ --json puzzles.txt   # then: sudoku-cp check-certificate certs/
+  cat puzzles.txt | sudoku-cp solve -
+
+""" + common.CERTIFY_HELP
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -66,6 +69,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--json", action="store_true", help="JSON Lines: one object per puzzle, then a summary"
     )
     add_results_file_options(parser)
+    common.add_certify_options(parser)
     common.add_executor_options(parser, "a batch")
     common.add_output_option(parser, "a single puzzle's answer")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal's stderr")
@@ -107,7 +111,7 @@ def _batch_line(result: PuzzleResult, args: argparse.Namespace) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp solve``; return the exit code."""
-    from ..api import solve_items
+    from ..api import certify_results, solve_items
     from ..limits import Deadline
 
     # One puzzle: its time limit covers the whole command, from the process start (reading included).
@@ -118,8 +122,13 @@ def run(args: argparse.Namespace) -> int:
     options = common.backend_options(args)  # checks --solver-cmd's program before any solving
     backend_name = options.name_for(items)
     time_limit = clock if len(items) == 1 and args.time_limit is not None else args.time_limit
+    certify = common.certify_directory(args)
     if len(items) == 1 and not args.json and args.output_file is None:
         results = solve_items(items, options, unique=args.unique, time_limit=time_limit)
+        if certify is not None:
+            results = certify_results(
+                items, results, certify, unique=args.unique, checker=args.checker, time_limit=args.time_limit
+            )
         common.item_grid(items[0], name, args.puzzle)  # an unreadable puzzle is an error, not a status
         result = next(iter(results))
         if result.status is Status.INVALID:
@@ -134,6 +143,16 @@ def run(args: argparse.Namespace) -> int:
         executor=executor,
         notice=common.notice,
     )
+    if certify is not None:
+        results = certify_results(
+            todo,
+            results,
+            certify,
+            unique=args.unique,
+            checker=args.checker,
+            time_limit=args.time_limit,
+            executor=executor,
+        )
     before: Counter[Status] = Counter({Status(status): count for status, count in output.statuses().items()})
     return _show_batch(output, results, len(todo), before, backend_name, args)
 
@@ -148,6 +167,8 @@ def _show_single(result: PuzzleResult, backend_name: str, args: argparse.Namespa
     else:
         if result.solution is not None:
             common.out(common.grid_output(result.solution, args.output))
+        if result.certificate is not None:
+            common.out(f"certificate: {result.certificate}")
         note = "; unverified (--trust-solver)" if _unverified(result, args) else ""
         common.out(
             f"{common.status_text(result, args.unique)}{note} ({backend_name}, {result.seconds:.3f} s)"

@@ -19,6 +19,7 @@ from ..executor import Executor, Work, run_ordered
 from ..formats import parse_grid
 from ..geometry import geometry_for_size
 from ..limits import Deadline, TimeLimitReached
+from .check import warm_checker
 from .manifest import Certificate, CertificateError, write_certificate
 
 __all__ = ["CHUNK", "Certified", "ClaimItem", "certify_claims"]
@@ -95,14 +96,6 @@ def _crashed(chunk: tuple[list[ClaimItem], str, float | None], why: str) -> list
     return [_Made(None, f"claim '{item.claim}' not certified: {why}", unknown=True) for item in chunk[0]]
 
 
-def _warm(checker: str) -> None:
-    """Compile the proof checker before any time limit starts (a worker's first certificate)."""
-    if checker == "sudoku_cp":
-        from .drat import warm_up
-
-        warm_up()
-
-
 def certify_claims(
     items: Iterable[ClaimItem],
     directory: str | os.PathLike[str],
@@ -118,7 +111,7 @@ def certify_claims(
     source = iter(items)
     chunks = iter(lambda: list(islice(source, chunk)), [])
     tasks = ((part, checker, time_limit) for part in chunks)
-    made = run_ordered(Work(_run_chunk, _crashed, _warm, (checker,)), tasks, executor or Executor())
+    made = run_ordered(Work(_run_chunk, _crashed, warm_checker, (checker,)), tasks, executor or Executor())
     for one in made:
         if one.certificate is None:
             yield Certified(None, one.error, one.unknown)

@@ -15,28 +15,32 @@ import hashlib
 import os
 import time
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..errors import excerpt
+from ..executor import Executor, Work, run_ordered
 from ..formats import ParseError, parse_grid
 from ..geometry import Geometry, GeometryError, geometry_for_size, parse_box
 from ..grid import Grid
-from ..limits import Deadline
+from ..limits import Deadline, TimeLimitReached
 from ..verify import solution_problem
 from .cnf import CertificateCnf, nishio_cnf, sudoku_cnf
 from .drat import ProofVerdict
-from .manifest import read_manifest
+from .manifest import ManifestError, read_manifest
 
 __all__ = [
     "CHECKERS",
+    "VERDICTS",
     "CertificateCheck",
     "check_certificate",
+    "check_certificates",
     "check_refutation",
     "checker_info",
     "manifest_paths",
@@ -73,22 +77,32 @@ def check_refutation(
     return drat.check_proof(cnf.flat, cnf.n_vars, proof, deadline=deadline)
 
 
+#: The verdicts on a certificate: it holds, it does not, its manifest cannot be read, or a time
+#: limit stopped the check (never a verdict on the claim).
+VERDICTS = ("holds", "fails", "unreadable", "unknown")
+
+
 @dataclass(frozen=True, slots=True)
 class CertificateCheck:
-    """The verdict on one certificate: whether it holds, and why (or why not) in one line."""
+    """The verdict on one certificate (one of ``VERDICTS``) and why, in one line."""
 
     path: str
-    claim: str
-    holds: bool
+    claim: str | None
+    verdict: str
     reason: str
     seconds: float = 0.0
+
+    @property
+    def holds(self) -> bool:
+        """True when the certificate holds."""
+        return self.verdict == "holds"
 
     def to_json(self) -> dict[str, Any]:
         """The JSON Lines object of ``check-certificate --json``."""
         return {
             "certificate": self.path,
             "claim": self.claim,
-            "holds": self.holds,
+            "verdict": self.verdict,
             "reason": self.reason,
             "seconds": round(self.seconds, 6),
         }
@@ -128,8 +142,54 @@ def check_certificate(
         else:
             reason = _check_sudoku(manifest, folder, checker, deadline)
     except _Fails as failure:
-        return CertificateCheck(str(path), claim, False, str(failure), time.perf_counter() - began)
-    return CertificateCheck(str(path), claim, True, reason, time.perf_counter() - began)
+        return CertificateCheck(str(path), claim, "fails", str(failure), time.perf_counter() - began)
+    return CertificateCheck(str(path), claim, "holds", reason, time.perf_counter() - began)
+
+
+def _check_one(path: str, checker: str, time_limit: float | None) -> CertificateCheck:
+    """``check_certificate`` with every outcome as a verdict: unreadable, unknown (time limit)."""
+    began = time.perf_counter()
+    try:
+        return check_certificate(path, checker=checker, deadline=Deadline(time_limit))
+    except ManifestError as error:
+        return CertificateCheck(path, None, "unreadable", str(error), time.perf_counter() - began)
+    except TimeLimitReached as error:
+        return CertificateCheck(path, None, "unknown", str(error), time.perf_counter() - began)
+
+
+def _check_chunk(chunk: tuple[list[str], str, float | None]) -> list[CertificateCheck]:
+    paths, checker, time_limit = chunk
+    return [_check_one(path, checker, time_limit) for path in paths]
+
+
+def _check_crashed(chunk: tuple[list[str], str, float | None], why: str) -> list[CertificateCheck]:
+    return [CertificateCheck(path, None, "unknown", f"the check crashed: {why}") for path in chunk[0]]
+
+
+def warm_checker(checker: str) -> None:
+    """Compile or load the proof checker before any time limit starts (once per worker)."""
+    if checker == "sudoku_cp":
+        from .drat import warm_up
+
+        warm_up()
+
+
+def check_certificates(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    checker: str = "sudoku_cp",
+    time_limit: float | None = None,
+    executor: Executor | None = None,
+    chunk: int = 8,
+) -> Iterator[CertificateCheck]:
+    """Check each manifest (``manifest_paths``), in order, one verdict each, on ``executor``;
+    ``time_limit``: seconds for each certificate (the checker's compilation is not counted)."""
+    source = iter([str(path) for path in paths])
+    chunks = iter(lambda: list(islice(source, chunk)), [])
+    tasks = ((part, checker, time_limit) for part in chunks)
+    return run_ordered(
+        Work(_check_chunk, _check_crashed, warm_checker, (checker,)), tasks, executor or Executor()
+    )
 
 
 def _geometry(manifest: dict[str, Any]) -> Geometry:

@@ -1,7 +1,8 @@
 """The ``sudoku-cp`` command line: parse, call one library function, print.
 
 ``main`` builds the parser from the subcommand modules (``solve``, ``count``, ``encode``,
-``decode``, ``nishio``, ``reduce``, ``verify``, ``explain``, ``rate``, ``generate``), each of
+``decode``, ``nishio``, ``reduce``, ``verify``, ``explain``, ``rate``, ``generate``,
+``check-certificate``), each of
 which imports only ``common`` and the library, and turns errors into one line and an exit
 code: ``CliError`` with its own code, ``SudokuCpError`` and ``OSError`` (bad input) with 2,
 Ctrl-C with 130.  Anything else is a bug and keeps its traceback.  Solvers, OR-tools and
@@ -55,11 +56,12 @@ _COMMANDS = (
     "explain",
     "rate",
     "generate",
+    "check-certificate",
 )
 
 
 def _command(name: str) -> ModuleType:
-    return importlib.import_module(f"{__name__}.{name}")
+    return importlib.import_module(f"{__name__}.{name.replace('-', '_')}")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

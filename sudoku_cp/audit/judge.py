@@ -29,7 +29,8 @@ class RunResult:
     """One run of one solver on one puzzle, judged.  ``index`` and ``run`` are 0-based.
 
     ``position`` is the run's 0-based place in the audit's output (what ``--resume`` keys on);
-    ``truth_seconds`` the time of the SAT call judging this run made, None when it made none.
+    ``truth_seconds`` the time of the SAT call judging this run made, None when it made none;
+    ``certificate`` the manifest of the certificate of the puzzle's ground truth (``--certify``).
     """
 
     solver: str
@@ -44,13 +45,14 @@ class RunResult:
     solution: Grid | None = None
     position: int = 0
     truth_seconds: float | None = None
+    certificate: str | None = None
 
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
         # A pickled Grid would carry its geometry's tables: the solution travels as plain numbers.
         solution = self.solution
         packed = None if solution is None else pack_grid(solution)
         fields = (self.solver, self.index, self.line, self.run, self.seed, self.claimed, self.verdict)
-        rest = (self.seconds, self.detail, packed, self.position, self.truth_seconds)
+        rest = (self.seconds, self.detail, packed, self.position, self.truth_seconds, self.certificate)
         return _unpickle_run, (*fields, *rest)
 
     def to_json(self) -> dict[str, object]:
@@ -70,12 +72,15 @@ class RunResult:
         }
         if self.solution is not None:
             obj["solution"] = format_line(self.solution)
+        if self.certificate is not None:
+            obj["certificate"] = self.certificate
         return obj
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> RunResult:
         """The result a JSON line stands for (the solution left out): what a resumed run counts."""
         seed = obj.get("seed")
+        certificate = obj.get("certificate")
         return cls(
             str(obj["solver"]),
             int(obj["puzzle"]) - 1,
@@ -87,17 +92,14 @@ class RunResult:
             float(obj["seconds"]),
             str(obj.get("detail", "")),
             position=int(obj["index"]),
+            certificate=None if certificate is None else str(certificate),
         )
 
 
 def _unpickle_run(*fields: Any) -> RunResult:
-    solver, index, line, run, seed, claimed, verdict, seconds, detail, packed, position, truth_seconds = (
-        fields
-    )
+    solver, index, line, run, seed, claimed, verdict, seconds, detail, packed, *rest = fields
     solution = None if packed is None else unpack_grid(*packed)
-    return RunResult(
-        solver, index, line, run, seed, claimed, verdict, seconds, detail, solution, position, truth_seconds
-    )
+    return RunResult(solver, index, line, run, seed, claimed, verdict, seconds, detail, solution, *rest)
 
 
 def pack_grid(grid: Grid) -> tuple[int, int, bytes]:

@@ -19,6 +19,7 @@ from ..audit import (
     audit_size,
     read_answer_lines,
 )
+from ..audit.certified import TruthCertifier, pending_puzzles
 from ..backends.base import BackendError
 from ..backends.registry import make_backend
 from ..formats import PuzzleItem, json_dumps
@@ -39,7 +40,8 @@ _VERDICT_EXIT = {
 _COLUMNS = ("runs", "solved", "success", "median s", "mean s", "max s", "timeouts", "crashes", "unknown")
 _LISTED_WRONG = 20  # wrong runs named per solver under the table (all of them are in --json)
 
-VERIFY_HELP = """\
+VERIFY_HELP = (
+    """\
 Run solvers over a corpus (one puzzle per line, or one puzzle) and check every answer against
 SAT ground truth.  A solver is a backend (--backend, repeatable: pysat, cpsat, dlx, and the
 native ones the registry knows), an external program (--solver-cmd, repeatable) or a file of
@@ -104,6 +106,19 @@ examples:
   sudoku-cp verify --solver-cmd "./mysolver" corpus.txt
   sudoku-cp verify --solver-cmd "./mysolver --seed {seed} {}" --runs 5 corpus.txt
   sudoku-cp verify --answers their_output.txt corpus.txt
+  sudoku-cp verify --backend dlx --certify certs/ --json corpus.txt  # then: check-certificate certs/
+
+Certified ground truth (--certify DIR): the truth of every puzzle (no solution, unique, more
+than one solution) is decided by --truth once per puzzle, whatever the solvers claim and
+however many runs and solvers there are, and certified once (see below); every JSON line
+about the puzzle names the certificate ("certificate"), and the summary counts them.  A truth
+that cannot be certified makes the puzzle's correct and wrong verdicts unknown, naming the
+claim (exit 3).  Certificates are made on --jobs / --cluster too, and written by this process;
+with --resume only the puzzles with runs left are certified (the files already written stay).
+
+"""
+    + common.CERTIFY_HELP
+    + """
 
 exit codes:
   0  every answer correct
@@ -112,6 +127,7 @@ exit codes:
   3  some runs timed out, crashed or gave up, none was wrong
   4  some answer is wrong
   The most severe code wins, in the order 4 > 2 > 3 > 0."""
+)
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -162,6 +178,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     common.add_executor_options(parser, "the backends' runs")
     parser.add_argument("--json", action="store_true", help="JSON Lines: one object per run, then a summary")
     add_results_file_options(parser)
+    common.add_certify_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal's stderr")
     parser.set_defaults(run=run)
 
@@ -274,6 +291,8 @@ def run(args: argparse.Namespace) -> int:
         if old.solver not in tallies:
             raise CliError(f"{args.output_file}: holds runs of {old.solver!r}, not a solver of this run")
         tallies[old.solver].add(old)
+    executor = common.executor(args)
+    folder = common.certify_directory(args)
     results = audit(
         items,
         solvers,
@@ -282,10 +301,17 @@ def run(args: argparse.Namespace) -> int:
         time_limit=args.timeout,
         unique=args.unique,
         truth=truth,
-        executor=common.executor(args),
+        executor=executor,
         skip=output.done,
         notice=common.notice,
     )
+    certifier = None
+    if folder is not None:
+        needed = pending_puzzles(items, solvers, args.runs, output.done)
+        certifier = TruthCertifier(
+            items, truth, folder, checker=args.checker, executor=executor, needed=needed
+        )
+        results = certifier.apply(results)
     total = audit_size(items, solvers, args.runs) - len(output.done)
     enabled = False if args.no_progress else None
     with output.writing(results, total, "verifying", enabled=enabled) as (write, bar):
@@ -300,7 +326,11 @@ def run(args: argparse.Namespace) -> int:
                 write(json_dumps(result.to_json()) if args.json else _run_line(result, runs))
             if bar is not None:
                 bar.update()
-        return _report(args, tallies, repeatable, len(items), (truth.backend, calls, truth_seconds), write)
+        if certifier is not None:  # the SAT calls that decided claims to certify, not runs
+            calls += certifier.calls
+            truth_seconds += certifier.seconds
+        figures = (truth.backend, calls, truth_seconds)
+        return _report(args, tallies, repeatable, len(items), figures, certifier, write)
 
 
 def _report(
@@ -309,6 +339,7 @@ def _report(
     repeatable: set[str],
     puzzles: int,
     truth: tuple[str, int, float],
+    certifier: TruthCertifier | None,
     write: Callable[[str], None],
 ) -> int:
     """The summary (JSON) or the table and last line; return the exit code."""
@@ -324,6 +355,13 @@ def _report(
             "ground_truth": {"backend": backend, "sat_calls": calls, "seconds": round(seconds, 6)},
             "exit_code": code,
         }
+        if certifier is not None:
+            summary["certificates"] = {
+                "folder": args.certify,
+                "written": certifier.written,
+                "not_certified": certifier.failed,
+                "seconds": round(certifier.certificate_seconds, 6),
+            }
         write(json_dumps({"summary": summary}))
         return code
     for line in _table(list(tallies.values()), args.runs, repeatable):
@@ -335,4 +373,10 @@ def _report(
         f"verify: {_plural(puzzles, 'puzzle')}, {_plural(runs, 'run')}, {verdict}; "
         f"ground truth: {_plural(calls, 'SAT call')} ({backend}, {seconds:.3f} s)"
     )
+    if certifier is not None:
+        failed = f", {certifier.failed} not certified" if certifier.failed else ""
+        write(
+            f"certificates: {_plural(certifier.written, 'ground truth')} certified in {args.certify}"
+            f"{failed} ({certifier.certificate_seconds:.3f} s)"
+        )
     return code

@@ -37,6 +37,7 @@ FLOORS: dict[str, int] = {
     "native": 2,
     "backends": 2,
     "nishio": 2,
+    "certify": 2,
     "reduction": 2,
     "graphs": 2,
     "deduction": 2,

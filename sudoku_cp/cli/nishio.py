@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +16,7 @@ from .common import EXIT_BAD_INPUT, EXIT_NO_SOLUTION, EXIT_OK, EXIT_UNKNOWN, Cli
 from .results_file import BatchOutput, add_results_file_options
 
 if TYPE_CHECKING:
+    from ..certify.batch import Certified
     from ..nishio.instance import NishioInstance
     from ..nishio.puzzles import DigitAnswer, NishioAsk, PuzzleAnswers
     from ..nishio.result import NishioResult
@@ -23,7 +24,8 @@ if TYPE_CHECKING:
 __all__ = ["add_parser", "run"]
 
 
-NISHIO_HELP = """\
+NISHIO_HELP = (
+    """\
 Nishio: which cells of S (the cells still open to one digit) lie in at least one valid
 placement (n cells, one per row, column and box)?  Those form the closure S'; the other
 cells of S are eliminated.  The input is an instance file, or a puzzle state with --puzzle
@@ -69,7 +71,15 @@ exit codes:
   2  usage error or bad input
   3  unknown (time limit reached), or --method all found two methods that disagree; crash: a
      puzzle killed its worker repeatedly
-  130 interrupted (Ctrl-C); what was written so far stays intact"""
+  130 interrupted (Ctrl-C); what was written so far stays intact
+
+"""
+    + common.CERTIFY_HELP
+    + """
+  Each answered closure (S' of an exact method; for --method all the agreed one) is a
+  'closure' claim: witness placements covering S' and a refutation for every eliminated cell.
+  --method matching claims no S' (its S'' is a relaxation) and cannot be certified."""
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +136,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--json", action="store_true", help="JSON Lines, one object per instance")
     add_results_file_options(parser)
     common.add_executor_options(parser, "puzzle batches")
+    common.add_certify_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal's stderr")
     parser.set_defaults(run=run)
 
@@ -135,6 +146,12 @@ def run(args: argparse.Namespace) -> int:
     output = BatchOutput(args.output_file, args.resume, args.json)
     if args.output_file is not None and (args.puzzle is None or args.svg):
         raise CliError("-o FILE writes the results of --puzzle batches (without --svg)")
+    if args.certify is not None and args.method == "matching":
+        raise CliError(
+            "--certify needs an exact method: matching's S'' is a relaxation, not a claim about S' "
+            "(use dag, overlay, sat, cpsat, dlx or all)"
+        )
+    args.certify = common.certify_directory(args)
     if args.puzzle is None:
         return _answer_all([_instance_job(args)], args)
     if args.instance is not None:
@@ -206,7 +223,8 @@ def _ask(args: argparse.Namespace) -> NishioAsk:
     from ..nishio.puzzles import NishioAsk
 
     method = "dlx" if args.method == "xc" else args.method
-    json_lines = args.json and method == "dag"  # the worker writes the DAG's JSON Lines in batches
+    # The worker writes the DAG's JSON Lines in batches (no closures come back: none to certify).
+    json_lines = args.json and method == "dag" and args.certify is None
     return NishioAsk(method, args.count, args.count_limit, args.time_limit, json_lines)
 
 
@@ -220,13 +238,27 @@ def _answer_puzzles(
         raise CliError("--resume takes one method: --method all writes a line per method")
     codes = {_old_code(obj) for obj in output.answered()}
     digits = None if args.all_digits else list(args.digit)
+    executor = common.executor(args)
     answers = answer_puzzles(
-        items, digits, _ask(args), executor=common.executor(args), skip=output.done, notice=common.notice
+        items, digits, _ask(args), executor=executor, skip=output.done, notice=common.notice
     )
+    stream: Generator[Any, None, None] = answers
+    if args.certify is not None:  # each puzzle's answers with their closures' certificates
+        from ..nishio.certificates import certify_puzzle_answers
+
+        stream = certify_puzzle_answers(
+            answers,
+            args.certify,
+            checker=args.checker,
+            time_limit=args.time_limit,
+            executor=executor,
+            skip=output.done,
+        )
     enabled = False if args.no_progress else None
-    with output.writing(answers, len(items), "nishio", enabled=enabled) as (write, bar):
-        for puzzle in answers:
-            codes.update(_write_puzzle(puzzle, name, output.done, write, args))
+    with output.writing(stream, len(items), "nishio", enabled=enabled) as (write, bar):
+        for one in stream:
+            puzzle, certificates = (one, ()) if args.certify is None else (one.answers, one.certificates)
+            codes.update(_write_puzzle(puzzle, certificates, name, output.done, write, args))
             if bar is not None:
                 bar.update()
     return common.worst_exit(codes)
@@ -244,6 +276,7 @@ def _old_code(obj: dict[str, Any]) -> int:
 
 def _write_puzzle(
     puzzle: PuzzleAnswers,
+    certificates: Sequence[Certified | None],
     name: str | None,
     skipped: set[int],
     write: Callable[[str], None],
@@ -274,7 +307,8 @@ def _write_puzzle(
             write(json_dumps(obj) if args.json else f"{where}: crash: {puzzle.error}\n")
             codes.append(EXIT_UNKNOWN)
             continue
-        for obj, text, code, _ in _answer(where, head, answer, args):
+        certified = certificates[k] if k < len(certificates) else None
+        for obj, text, code, _ in _answer(where, head, answer, args, certified):
             if args.json:
                 if obj:
                     write(json_dumps(obj))
@@ -295,6 +329,7 @@ def _head(puzzle: PuzzleAnswers, index: int, digit: int | None = None) -> dict[s
 
 
 def _answer_all(jobs: list[_Job], args: argparse.Namespace) -> int:
+    from ..nishio.certificates import certify_answer
     from ..nishio.puzzles import answer_instance
 
     if args.svg and len(jobs) != 1:
@@ -316,7 +351,12 @@ def _answer_all(jobs: list[_Job], args: argparse.Namespace) -> int:
                 codes.append(EXIT_BAD_INPUT)
                 continue
             answer = answer_instance(job.instance, ask, job.digit)
-            for obj, text, code, result in _answer(job.label, head, answer, args):
+            certified = None
+            if args.certify is not None:
+                certified = certify_answer(
+                    answer, args.certify, checker=args.checker, time_limit=args.time_limit
+                )
+            for obj, text, code, result in _answer(job.label, head, answer, args, certified):
                 if args.json:
                     if obj:
                         common.print_line(bar, json_dumps(obj))
@@ -342,9 +382,15 @@ Answer = tuple[dict[str, object], str, int, "NishioResult | None"]
 
 
 def _answer(
-    label: str, head: dict[str, object], answer: DigitAnswer, args: argparse.Namespace
+    label: str,
+    head: dict[str, object],
+    answer: DigitAnswer,
+    args: argparse.Namespace,
+    certified: Certified | None = None,
 ) -> Iterator[Answer]:
-    """(JSON object, human text, exit code, result) for each method's result on one instance."""
+    """(JSON object, human text, exit code, result) for each method's result on one instance;
+    ``certified``: the certificate of the answer's closure (--certify), or why there is none."""
+    from ..nishio.certificates import claimed_result, claims_closure
     from ..nishio.text import format_mask
 
     if answer.disagreement is not None:
@@ -352,12 +398,24 @@ def _answer(
         yield obj, f"{label}: DISAGREEMENT: {answer.disagreement}", EXIT_UNKNOWN, None
         return
     results = answer.results
+    claimed = claimed_result(answer) if certified is not None else None
     for result in results:
         obj = {**head, **result.to_json()}
         closure = result.closure
         if closure is None:
             yield obj, f"{label}: {result.method}: unknown ({result.reason})", EXIT_UNKNOWN, result
             continue
+        certificate = None
+        if certified is not None and claims_closure(result, claimed):
+            if certified.path is None:  # the closure could not be certified: no answer, an error
+                why = certified.error or "claim 'closure' not certified"
+                for key in ("count", "count_exact"):
+                    obj.pop(key, None)
+                obj.update(status="unknown", satisfiable=None, closure=None, eliminated=None, error=why)
+                obj["seconds"] = obj.pop("seconds")
+                yield obj, f"{label}: {result.method}: unknown ({why})", EXIT_UNKNOWN, result
+                continue
+            certificate = obj["certificate"] = certified.path
         instance = result.instance
         eliminated = instance.mask & ~closure
         kept = int(closure.sum())
@@ -378,11 +436,16 @@ def _answer(
         if result.count is not None:
             lines.append(f"placements: {'' if result.count.complete else 'at least '}{result.count.count}")
         lines.append(f"({result.method}, {result.seconds * 1000:.3f} ms)")
+        if certificate is not None and args.method != "all":
+            lines.append(f"certificate: {certificate}")
         code = EXIT_NO_SOLUTION if result.satisfiable is False else EXIT_OK
         yield obj, "\n".join(lines), code, result
     if args.method == "all":
         names = ", ".join(r.method for r in results if r.closure is not None)
-        yield {}, f"agree: {names}", EXIT_OK, None
+        text = f"agree: {names}"
+        if certified is not None and certified.path is not None:
+            text += f"\ncertificate: {certified.path}"
+        yield {}, text, EXIT_OK, None
 
 
 def _write_svg(path: str, job: _Job, result: NishioResult) -> None:

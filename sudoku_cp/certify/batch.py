@@ -108,10 +108,14 @@ def certify_claims(
     """Certify each claim, in input order: write its certificate into ``directory`` and answer
     with the manifest's path, or with why it could not be certified.  ``time_limit``: seconds
     for each claim (the checker's compilation is not counted)."""
+    executor = executor or Executor()
+    if executor.cluster is None:
+        # Local workers are forked from this process: compiled here once, the checker is theirs.
+        warm_checker(checker)
     source = iter(items)
     chunks = iter(lambda: list(islice(source, chunk)), [])
     tasks = ((part, checker, time_limit) for part in chunks)
-    made = run_ordered(Work(_run_chunk, _crashed, warm_checker, (checker,)), tasks, executor or Executor())
+    made = run_ordered(Work(_run_chunk, _crashed, warm_checker, (checker,)), tasks, executor)
     for one in made:
         if one.certificate is None:
             yield Certified(None, one.error, one.unknown)

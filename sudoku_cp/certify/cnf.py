@@ -14,6 +14,7 @@ reader can hold this module against the specification line by line.  The tests c
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 from dataclasses import dataclass
 from functools import cache
@@ -24,35 +25,92 @@ from ..cnf.dimacs import flat_dimacs_bytes
 from ..geometry import Geometry
 from ..grid import Grid
 
-__all__ = ["CertificateCnf", "nishio_cnf", "sudoku_cnf"]
+__all__ = ["CertificateCnf", "compress", "nishio_cnf", "split_clauses", "sudoku_cnf"]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class CertificateCnf:
-    """A CNF as a flat int32 array of DIMACS literals, each clause ended by 0, and its variable count."""
+class _Body:
+    """Clauses as flat literals (each clause ended by 0) with their DIMACS text and its gzip member,
+    made once: the clauses every puzzle of a geometry shares are one such body, cached."""
 
     flat: np.ndarray
-    n_vars: int
+    text: bytes
+    packed: bytes
+
+    @classmethod
+    def of(cls, flat: np.ndarray, n_vars: int) -> _Body:
+        text = flat_dimacs_bytes(flat, n_vars)
+        return cls(flat, text[text.index(b"\n") + 1 :], b"")
+
+    def gzip(self) -> bytes:
+        """This body's text as one gzip member."""
+        return self.packed or compress(self.text)
+
+
+class CertificateCnf:
+    """A CNF as flat int32 DIMACS literals (each clause ended by 0) and its variable count.
+
+    It is made of bodies: a shared one (cached per geometry) and the clauses of this claim, so
+    its text, hash and gzip file cost little more than the claim's own clauses.  The gzip file
+    is one member per body (RFC 1952 allows several; ``gzip -d`` and every gzip reader join them).
+    """
+
+    __slots__ = ("_bodies", "_flat", "n_vars")
+
+    def __init__(self, flat: np.ndarray | tuple[_Body, ...], n_vars: int) -> None:
+        if isinstance(flat, np.ndarray):
+            flat = (_Body.of(np.asarray(flat, dtype=np.int32), n_vars),)
+        self._bodies = flat
+        self._flat: np.ndarray | None = None
+        self.n_vars = n_vars
+
+    @property
+    def flat(self) -> np.ndarray:
+        """All clauses as one flat literal array."""
+        if self._flat is None:
+            parts = [body.flat for body in self._bodies]
+            self._flat = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        return self._flat
 
     @property
     def n_clauses(self) -> int:
         """Number of clauses."""
-        return int(np.count_nonzero(self.flat == 0))
+        return sum(int(np.count_nonzero(body.flat == 0)) for body in self._bodies)
+
+    def _header(self) -> bytes:
+        return f"p cnf {self.n_vars} {self.n_clauses}\n".encode("ascii")
 
     def text(self) -> bytes:
         """The canonical DIMACS bytes (header, one clause per line, no comments)."""
-        return flat_dimacs_bytes(self.flat, self.n_vars)
+        return b"".join([self._header(), *(body.text for body in self._bodies)])
+
+    def gzip(self) -> bytes:
+        """``text()`` gzip-compressed (one member for the header, one per body)."""
+        return b"".join([compress(self._header()), *(body.gzip() for body in self._bodies)])
 
     def sha256(self) -> str:
         """SHA-256 (hex) of ``text()``."""
-        return hashlib.sha256(self.text()).hexdigest()
+        digest = hashlib.sha256(self._header())
+        for body in self._bodies:
+            digest.update(body.text)
+        return digest.hexdigest()
 
     def clauses(self) -> list[list[int]]:
         """The clauses as lists of integers (for a solver)."""
-        ends = np.flatnonzero(self.flat == 0)
-        starts = np.concatenate([[0], ends[:-1] + 1])
-        values = self.flat.tolist()
-        return [values[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+        return split_clauses(self.flat)
+
+
+def split_clauses(flat: np.ndarray) -> list[list[int]]:
+    """Flat literals (each clause ended by 0) as lists of integers."""
+    ends = np.flatnonzero(flat == 0)
+    starts = np.concatenate([[0], ends[:-1] + 1])
+    values = flat.tolist()
+    return [values[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+
+
+def compress(data: bytes, level: int = 6) -> bytes:
+    """gzip bytes, reproducible (no time stamp)."""
+    return gzip.compress(data, compresslevel=level, mtime=0)
 
 
 def _units(geometry: Geometry) -> np.ndarray:
@@ -81,8 +139,8 @@ def _with_ends(block: np.ndarray) -> np.ndarray:
 
 
 @cache
-def _sudoku_base(geometry: Geometry) -> np.ndarray:
-    """The extended encoding without givens: families 1-8 of the specification (read-only)."""
+def _sudoku_base(geometry: Geometry) -> _Body:
+    """The extended encoding without givens: families 1-8 of the specification, text and gzip made."""
     n = geometry.n
     digits = np.arange(1, n + 1, dtype=np.int32)
     cells = np.arange(n * n, dtype=np.int32)
@@ -97,7 +155,8 @@ def _sudoku_base(geometry: Geometry) -> np.ndarray:
         parts.append(_with_ends(np.stack([-by_digit[:, i], -by_digit[:, j]], axis=2).reshape(-1, 2)))
     flat = np.concatenate(parts)
     flat.setflags(write=False)
-    return flat
+    body = _Body.of(flat, n**3)
+    return _Body(flat, body.text, compress(body.text, 9))  # made once per geometry: the best level
 
 
 def sudoku_cnf(puzzle: Grid, solution: Grid | None = None) -> CertificateCnf:
@@ -108,11 +167,12 @@ def sudoku_cnf(puzzle: Grid, solution: Grid | None = None) -> CertificateCnf:
     given = np.flatnonzero(values)
     givens = np.zeros(2 * given.size, dtype=np.int32)
     givens[0::2] = given * n + values[given]
-    parts = [_sudoku_base(puzzle.geometry), givens]
+    parts = [givens]
     if solution is not None:
         chosen = solution.values.reshape(-1).astype(np.int32)
         parts.append(np.append(-(np.arange(n * n, dtype=np.int32) * n + chosen), 0).astype(np.int32))
-    return CertificateCnf(np.concatenate(parts), n**3)
+    own = _Body.of(np.concatenate(parts), n**3)
+    return CertificateCnf((_sudoku_base(puzzle.geometry), own), n**3)
 
 
 def nishio_cnf(geometry: Geometry, mask: np.ndarray, cell: tuple[int, int]) -> CertificateCnf:

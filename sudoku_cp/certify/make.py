@@ -10,7 +10,6 @@ them, the process that owns the folder writes them with ``manifest.write_certifi
 
 from __future__ import annotations
 
-import hashlib
 import time
 from typing import Any
 
@@ -22,8 +21,8 @@ from ..grid import Grid
 from ..limits import Deadline
 from ..verify import solution_problem
 from .check import check_refutation, checker_info, placement_problem
-from .cnf import CertificateCnf, nishio_cnf, sudoku_cnf
-from .manifest import FORMAT, VERSION, Certificate, CertificateError, compress, manifest_stem
+from .cnf import CertificateCnf, compress, nishio_cnf, sudoku_cnf
+from .manifest import FORMAT, VERSION, Certificate, CertificateError, manifest_stem
 from .prove import Decision, decide, prover_info
 
 __all__ = ["SUDOKU_CLAIMS", "certify_closure", "certify_sudoku"]
@@ -63,13 +62,8 @@ def _refuted(
     verdict = check_refutation(cnf, decision.proof, checker=checker, deadline=deadline)
     if not verdict.holds:
         raise CertificateError(f"the prover's refutation does not check ({verdict.reason})")
-    text = cnf.text()
-    entry = {
-        "cnf": f"{stem}.cnf.gz",
-        "cnf_sha256": hashlib.sha256(text).hexdigest(),
-        "proof": f"{stem}.drat.gz",
-    }
-    return entry, {entry["cnf"]: compress(text), entry["proof"]: compress(decision.proof)}
+    entry = {"cnf": f"{stem}.cnf.gz", "cnf_sha256": cnf.sha256(), "proof": f"{stem}.drat.gz"}
+    return entry, {entry["cnf"]: cnf.gzip(), entry["proof"]: compress(decision.proof)}
 
 
 def certify_sudoku(

@@ -9,7 +9,6 @@ the fields every claim has; what a claim's fields mean is checked by ``check``.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import os
@@ -26,7 +25,6 @@ __all__ = [
     "Certificate",
     "CertificateError",
     "ManifestError",
-    "compress",
     "read_manifest",
     "manifest_stem",
     "write_certificate",
@@ -66,11 +64,6 @@ class Certificate:
 def manifest_stem(claim: str, key: str) -> str:
     """The file-name stem of a claim about the object described by ``key`` ('<claim>-<16 hex>')."""
     return f"{claim}-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:16]}"
-
-
-def compress(data: bytes) -> bytes:
-    """gzip bytes, reproducible (no time stamp)."""
-    return gzip.compress(data, compresslevel=6, mtime=0)
 
 
 def write_certificate(directory: str | os.PathLike[str], certificate: Certificate) -> Path:

@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from ..formats import format_line, json_dumps
 from . import common
 from .common import EXIT_OK, EXIT_UNKNOWN
+
+if TYPE_CHECKING:
+    from ..deduction.generate import Generated
+    from ..limits import Deadline
 
 __all__ = ["add_parser", "run"]
 
 #: Attempts per requested puzzle before a target level is given up (rejection sampling).
 ATTEMPTS_PER_PUZZLE = 1000
 
-GENERATE_HELP = f"""\
+GENERATE_HELP = (
+    f"""\
 Make puzzles as Eppstein 2005 (section 3.6) did: pairs of cells symmetric under a half turn are
 filled with digits still open to them, singles propagating each choice (a contradiction starts
 again), until singles solve the grid; then, in the order they were added, each pair is emptied
@@ -32,6 +38,11 @@ fiendish, diabolical, extreme, unsolved), rejecting the others; it gives up afte
 triple is its hardest step), 1 in 70 'fiendish'.  Fewer puzzles than asked (attempts spent,
 --time-limit reached) give a note on standard error and exit 3.
 
+With --certify DIR each puzzle's uniqueness is certified (a 'unique' certificate of the puzzle
+and its solution, see below) before the puzzle is written; with --json its line names the
+certificate ("certificate").  A puzzle whose uniqueness cannot be certified is left out with a
+note on standard error naming the claim, and the command exits with 3.
+
 Speed (one core, unrated): 6x6 about 2,600 puzzles/s, 9x9 630/s, 12x12 120/s, 16x16 5/s;
 20x20 takes seconds to a minute a puzzle, 25x25 does not finish (the
 random fill meets contradictions ever more often).  A target level also rates every attempt.
@@ -41,12 +52,19 @@ examples:
   sudoku-cp generate --box 2x3 --count 20 --level fiendish
   sudoku-cp generate --box 2x3 --count 2 --level hard --max-attempts 50000
   sudoku-cp generate --box 4x4 --count 3 --json --time-limit 60
+  sudoku-cp generate --box 2x3 --count 5 --json --certify certs/
+
+"""
+    + common.CERTIFY_HELP
+    + """
 
 exit codes:
   0  every puzzle asked for was made
   2  usage error (a bad box shape, level or count)
-  3  fewer puzzles than asked: the attempts were spent or the time limit was reached
+  3  fewer puzzles than asked: the attempts were spent or the time limit was reached, or
+     (--certify) a puzzle's uniqueness could not be certified
   130 interrupted (Ctrl-C); the puzzles written so far stay whole"""
+)
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -79,6 +97,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--time-limit", type=common.seconds, metavar="SECONDS", help="time limit for the whole command"
     )
     parser.add_argument("--json", action="store_true", help="one JSON object per puzzle, with its rating")
+    common.add_certify_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal's stderr")
     parser.set_defaults(run=run)
 
@@ -91,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
 
     clock = Deadline(args.time_limit, began=getattr(args, "started", None))
     geometry = Geometry(*args.box)
+    folder = common.certify_directory(args)
+    uncertified = 0
     rules = common.chosen_rules(args)
     attempts = args.max_attempts
     if attempts is None and args.level is not None:
@@ -108,6 +129,14 @@ def run(args: argparse.Namespace) -> int:
     )
     with common.progress(args.count, "generating", enabled=False if args.no_progress else None) as bar:
         for generated in puzzles:
+            certificate = None
+            if folder is not None:
+                certificate, error = _certify(generated, folder, args.checker, clock)
+                if certificate is None:
+                    uncertified += 1
+                    note = f"puzzle {format_line(generated.puzzle)} (attempt {generated.attempt}) left out"
+                    sys.stderr.write(f"{common.PROG}: {note}: {error}\n")
+                    continue
             if args.json:
                 obj: dict[str, object] = {
                     "index": made,
@@ -119,6 +148,8 @@ def run(args: argparse.Namespace) -> int:
                 if generated.rating is not None:
                     rating = generated.rating
                     obj.update({"rating": rating.rating, "level": rating.level, "hardest": rating.hardest})
+                if certificate is not None:
+                    obj["certificate"] = certificate
                 common.print_line(bar, json_dumps(obj))
             else:
                 common.print_line(bar, format_line(generated.puzzle))
@@ -127,7 +158,24 @@ def run(args: argparse.Namespace) -> int:
                 bar.update()
     if made == args.count:
         return EXIT_OK
-    why = "the time limit was reached" if clock.expired() else f"{attempts} attempts were spent"
+    if uncertified:
+        why = f"the uniqueness of {uncertified} could not be certified"
+    elif clock.expired():
+        why = "the time limit was reached"
+    else:
+        why = f"{attempts} attempts were spent"
     target = f" of level {args.level}" if args.level else ""
     sys.stderr.write(f"{common.PROG}: note: {made} of {args.count} puzzles{target} made: {why}\n")
     return EXIT_UNKNOWN
+
+
+def _certify(generated: Generated, folder: str, checker: str, clock: Deadline) -> tuple[str | None, str]:
+    """(the manifest's path, "") of the 'unique' certificate of a generated puzzle and its
+    solution, or (None, why) when it cannot be certified (the time limit counts)."""
+    from ..certify.batch import ClaimItem, certify_claims
+
+    puzzle = generated.puzzle
+    box = (puzzle.geometry.p, puzzle.geometry.q)
+    item = ClaimItem("unique", box, format_line(puzzle), format_line(generated.solution))
+    answer = next(certify_claims([item], folder, checker=checker, time_limit=clock.remaining()))
+    return answer.path, answer.error or ""

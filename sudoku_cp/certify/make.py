@@ -108,8 +108,8 @@ def certify_sudoku(
             if claim == "unique":
                 second = decide(blocked, proof=True, deadline=deadline)
                 if second.model is not None:
-                    other = format_line(_grid_from_model(geometry, second.model))
-                    raise CertificateError(f"the puzzle has a second solution: {other}")
+                    shown = format_line(_grid_from_model(geometry, second.model))
+                    raise CertificateError(f"the puzzle has a second solution: {shown}")
                 entry, files = _refuted(blocked, second, checker, deadline, stem)
                 manifest["solution"] = format_line(solution)
                 manifest.update(entry)

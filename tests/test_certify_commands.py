@@ -13,10 +13,14 @@ import pytest
 from conftest import DATA, ROOT, read_lines
 from test_cli import run
 
+from sudoku_cp.audit import GroundTruth, Truth
+from sudoku_cp.backends.base import BackendError
 from sudoku_cp.certify import batch, make
 from sudoku_cp.certify.check import check_certificate
 from sudoku_cp.certify.drat import ProofVerdict
 from sudoku_cp.cli.count import count_claim
+from sudoku_cp.formats import format_line
+from sudoku_cp.grid import Grid
 
 # 4x4 puzzles: one solution, none (r1c3 can hold neither 3 nor 4), twelve.
 UNIQUE_4 = ".234341221434321"
@@ -158,6 +162,28 @@ def test_verify_uncertified_truth_makes_verdicts_unknown(
     assert multiple["verdict"] == "correct"
     assert_holds(multiple["certificate"], "multiple", MULTIPLE_4)
     assert summary["certificates"]["not_certified"] == 1
+
+
+def test_verify_without_a_ground_truth_has_no_verdict(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, corpus_4: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = GroundTruth._decide
+
+    def decide(self: GroundTruth, puzzle: Grid) -> Truth:
+        if format_line(puzzle) == MULTIPLE_4:
+            raise BackendError("refused by the test")
+        return real(self, puzzle)
+
+    monkeypatch.setattr(GroundTruth, "_decide", decide)
+    corpus_4.write_text(f"{UNIQUE_4}\n{MULTIPLE_4}\n")  # the last puzzle has no truth
+    argv = ["verify", "--backend", "dlx", "--in-process", "--json", "--certify", str(tmp_path)]
+    code, out, _ = run(capsys, *argv, str(corpus_4))
+    (unique, multiple), _ = json_objects(out)
+    assert code == 3
+    assert unique["verdict"] == "correct" and "certificate" in unique
+    # A solution alone needs no truth to be judged correct, but no verdict stands without one here.
+    assert multiple["verdict"] == "unknown" and "certificate" not in multiple
+    assert "no ground truth to certify: refused by the test" in multiple["detail"]
 
 
 def test_verify_table_reports_the_certificates(

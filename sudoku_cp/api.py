@@ -528,6 +528,7 @@ def certify_results(
     checker: str = "sudoku_cp",
     time_limit: float | None = None,
     executor: Executor | None = None,
+    prover: str | None = None,
 ) -> Iterator[PuzzleResult]:
     """Each result (in the order of ``items``) with the certificate of its claim written into
     ``directory`` (``PuzzleResult.certificate``); a claim that cannot be certified makes the
@@ -549,7 +550,7 @@ def certify_results(
             yield ClaimItem(claim, box, format_line(grid), solution)
 
     for answer in certify_claims(
-        claims(), directory, checker=checker, time_limit=time_limit, executor=executor
+        claims(), directory, checker=checker, time_limit=time_limit, executor=executor, prover=prover
     ):
         while not pending[0][1]:
             yield pending.popleft()[0]

@@ -359,3 +359,31 @@ def test_resume_keeps_certificates(tmp_path: Path) -> None:
     assert {p.name: p.stat().st_mtime_ns for p in certs.iterdir()} == before
     lines = [json.loads(line) for line in out.read_text().splitlines() if "index" in line]
     assert all(check_certificate(line["certificate"]).holds for line in lines)
+
+
+def _prover(name: str) -> str:
+    from sudoku_cp.certify.prove import resolve_prover
+
+    command = resolve_prover(f"{name} -q --no-binary {{cnf}} {{proof}}")
+    if shutil.which(command.split()[0]) is None:
+        pytest.skip(f"no {name} program (Debian package cadical; kissat: pip install 'sudoku_cp[provers]')")
+    return command
+
+
+@pytest.mark.parametrize("name", ["cadical", "kissat"])
+def test_solver_programs_as_second_provers(name: str, tmp_path: Path) -> None:
+    prover = _prover(name)
+    for claim, text, box in (("unique", HARD, None), ("unsat", "42..3..2.1......", (2, 2))):
+        made = certify_sudoku(sc.parse_grid(text, box=box), claim, prover=prover)
+        assert made.manifest["solver"]["name"] == name
+        check = check_certificate(write_certificate(tmp_path, made), checker="dratify")
+        assert check.holds, check.reason
+
+
+def test_a_proof_the_checker_cannot_read_is_no_certificate(tmp_path: Path) -> None:
+    prover = _prover("cadical").replace("--no-binary ", "")  # binary DRAT: our checkers read text only
+    run = _cli("solve", "--unique", "--certify", str(tmp_path), "--prover", prover, "--json", HARD)
+    assert run.returncode == 3, run.stderr
+    line = json.loads(run.stdout.splitlines()[0])
+    assert line["status"] == "unknown" and "claim 'unique' not certified" in line["error"]
+    assert not list(tmp_path.glob("*.json"))

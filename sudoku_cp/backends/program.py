@@ -3,7 +3,8 @@
 The ``command`` is a shell-like string, split with :func:`shlex.split` and run without a shell:
 
 * ``{cnf}`` in it is replaced by the path of the CNF file written for the run, ``{out}`` by the path of
-  a result file the program may write (``"mysolver --in {cnf} --result {out}"``).
+  a result file the program may write (``"mysolver --in {cnf} --result {out}"``), ``{proof}`` by
+  the path of the DRAT proof a prover is asked to write (``"cadical -q --no-binary {cnf} {proof}"``).
 * Without ``{cnf}``, the CNF path is appended as the last argument (``"cadical -q"`` runs
   ``cadical -q /tmp/.../problem.cnf``).
 * Minisat-style programs (basename starting with ``minisat`` or ``glucose``) print no model on stdout,
@@ -62,7 +63,7 @@ class ProgramAnswer:
     reason: str | None = None
 
 
-def _command_arguments(command: str, cnf: str, out: str) -> tuple[list[str], bool]:
+def _command_arguments(command: str, cnf: str, out: str, proof: str = "") -> tuple[list[str], bool]:
     """(argv with placeholders filled in, whether a result file path was passed)."""
     try:
         words = split_command(command, "solver command")
@@ -75,7 +76,8 @@ def _command_arguments(command: str, cnf: str, out: str) -> tuple[list[str], boo
         if not has_out and os.path.basename(words[0]).lower().startswith(MINISAT_STYLE):
             words.append("{out}")
             has_out = True
-    return [word.replace("{cnf}", cnf).replace("{out}", out) for word in words], has_out
+    filled = [word.replace("{cnf}", cnf).replace("{out}", out).replace("{proof}", proof) for word in words]
+    return filled, has_out
 
 
 def _failure(name: str, code: int, stderr: str) -> SolverProgramError:
@@ -99,11 +101,13 @@ def run_solver_program(
     time_limit: float | None = None,
     comments: Sequence[str] = (),
     n_clauses: int | None = None,
+    proof: str = "",
 ) -> ProgramAnswer:
     """Write the CNF to a temporary file, run the solver program on it and read its answer.
 
     ``clauses`` is any input of ``write_dimacs``; with ``n_clauses`` (its number of clauses) a
-    one-shot iterator of clause blocks is written as it comes, never listed.
+    one-shot iterator of clause blocks is written as it comes, never listed.  ``proof``: the path
+    ``{proof}`` in the command stands for.
 
     A time-out (``time_limit`` seconds of wall time for the program; None or inf: no limit) kills
     the program's process group and gives ``satisfiable=None``, as does standard output past the
@@ -114,7 +118,7 @@ def run_solver_program(
     with tempfile.TemporaryDirectory(prefix="sudoku_cp_solver_") as folder:
         cnf_path = str(Path(folder) / "problem.cnf")
         out_path = str(Path(folder) / "result.txt")
-        argv, uses_out = _command_arguments(command, cnf_path, out_path)
+        argv, uses_out = _command_arguments(command, cnf_path, out_path, proof)
         name = argv[0]
         try:
             find_program(name)

@@ -60,7 +60,9 @@ class _Made:
     unknown: bool = False
 
 
-def make_certificate(item: ClaimItem, *, checker: str, time_limit: float | None) -> _Made:
+def make_certificate(
+    item: ClaimItem, *, checker: str, time_limit: float | None, prover: str | None = None
+) -> _Made:
     """Make the certificate of one claim (in memory); a failure or a time limit is an answer."""
     from .make import certify_closure, certify_sudoku
 
@@ -72,14 +74,22 @@ def make_certificate(item: ClaimItem, *, checker: str, time_limit: float | None)
                 raise CertificateError("a closure claim needs its instance and its closure")
             geometry = geometry_for_size(p * q, item.box)
             made = certify_closure(
-                geometry, item.mask, item.closure, digit=item.digit, checker=checker, deadline=deadline
+                geometry,
+                item.mask,
+                item.closure,
+                digit=item.digit,
+                checker=checker,
+                deadline=deadline,
+                prover=prover,
             )
         else:
             if item.puzzle is None:
                 raise CertificateError(f"a '{item.claim}' claim needs its puzzle")
             puzzle = parse_grid(item.puzzle, box=item.box)
             solution = None if item.solution is None else parse_grid(item.solution, box=item.box)
-            made = certify_sudoku(puzzle, item.claim, solution, checker=checker, deadline=deadline)
+            made = certify_sudoku(
+                puzzle, item.claim, solution, checker=checker, deadline=deadline, prover=prover
+            )
     except CertificateError as error:
         return _Made(None, str(error))
     except TimeLimitReached as error:
@@ -87,12 +97,15 @@ def make_certificate(item: ClaimItem, *, checker: str, time_limit: float | None)
     return _Made(made)
 
 
-def _run_chunk(chunk: tuple[list[ClaimItem], str, float | None]) -> list[_Made]:
-    items, checker, time_limit = chunk
-    return [make_certificate(item, checker=checker, time_limit=time_limit) for item in items]
+_Chunk = tuple[list[ClaimItem], str, float | None, str | None]
 
 
-def _crashed(chunk: tuple[list[ClaimItem], str, float | None], why: str) -> list[_Made]:
+def _run_chunk(chunk: _Chunk) -> list[_Made]:
+    items, checker, time_limit, prover = chunk
+    return [make_certificate(item, checker=checker, time_limit=time_limit, prover=prover) for item in items]
+
+
+def _crashed(chunk: _Chunk, why: str) -> list[_Made]:
     return [_Made(None, f"claim '{item.claim}' not certified: {why}", unknown=True) for item in chunk[0]]
 
 
@@ -104,17 +117,19 @@ def certify_claims(
     time_limit: float | None = None,
     executor: Executor | None = None,
     chunk: int = CHUNK,
+    prover: str | None = None,
 ) -> Iterator[Certified]:
     """Certify each claim, in input order: write its certificate into ``directory`` and answer
     with the manifest's path, or with why it could not be certified.  ``time_limit``: seconds
-    for each claim (the checker's compilation is not counted)."""
+    for each claim (the checker's compilation is not counted); ``prover``: a solver program
+    command (``prove.decide``) instead of python-sat's CaDiCaL."""
     executor = executor or Executor()
     if executor.cluster is None:
         # Local workers are forked from this process: compiled here once, the checker is theirs.
         warm_checker(checker)
     source = iter(items)
     chunks = iter(lambda: list(islice(source, chunk)), [])
-    tasks = ((part, checker, time_limit) for part in chunks)
+    tasks = ((part, checker, time_limit, prover) for part in chunks)
     made = run_ordered(Work(_run_chunk, _crashed, warm_checker, (checker,)), tasks, executor)
     for one in made:
         if one.certificate is None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..cnf.dimacs import SolverProgramError
 from ..formats import format_line
 from ..geometry import Geometry
 from ..grid import Grid
@@ -23,7 +24,7 @@ from ..verify import solution_problem
 from .check import check_refutation, checker_info, placement_problem
 from .cnf import CertificateCnf, compress, nishio_cnf, sudoku_cnf
 from .manifest import FORMAT, VERSION, Certificate, CertificateError, manifest_stem
-from .prove import Decision, decide, prover_info
+from .prove import Decision, decide, program_info, prover_info
 
 __all__ = ["SUDOKU_CLAIMS", "certify_closure", "certify_sudoku"]
 
@@ -34,10 +35,10 @@ def _head(claim: str, geometry: Geometry) -> dict[str, Any]:
     return {"format": FORMAT, "version": VERSION, "claim": claim, "box": geometry.box_label}
 
 
-def _tail(manifest: dict[str, Any], checker: str, began: float) -> dict[str, Any]:
+def _tail(manifest: dict[str, Any], checker: str, prover: str | None, began: float) -> dict[str, Any]:
     from .. import __version__
 
-    manifest["solver"] = prover_info()
+    manifest["solver"] = prover_info() if prover is None else program_info(prover)
     manifest["checker"] = checker_info(checker)
     manifest["seconds"] = round(time.perf_counter() - began, 6)
     manifest["created_by"] = f"sudoku_cp {__version__}"
@@ -73,6 +74,7 @@ def certify_sudoku(
     *,
     checker: str = "sudoku_cp",
     deadline: Deadline | None = None,
+    prover: str | None = None,
 ) -> Certificate:
     """The certificate of ``claim`` about ``puzzle``: 'unsat', 'unique' (of ``solution``, found
     here when None) or 'multiple'.  Raises CertificateError when the claim is false or its proof
@@ -89,7 +91,7 @@ def certify_sudoku(
     try:
         if claim == "unsat":
             cnf = sudoku_cnf(puzzle)
-            found = decide(cnf, proof=True, deadline=deadline)
+            found = decide(cnf, proof=True, deadline=deadline, prover=prover)
             if found.model is not None:
                 shown = format_line(_grid_from_model(geometry, found.model))
                 raise CertificateError(f"the puzzle has a solution: {shown}")
@@ -97,7 +99,7 @@ def certify_sudoku(
             manifest.update(entry)
         else:
             if solution is None:
-                found = decide(sudoku_cnf(puzzle), proof=False, deadline=deadline)
+                found = decide(sudoku_cnf(puzzle), proof=False, deadline=deadline, prover=prover)
                 if found.model is None:
                     raise CertificateError("the puzzle has no solution")
                 solution = _grid_from_model(geometry, found.model)
@@ -106,7 +108,7 @@ def certify_sudoku(
                 raise CertificateError(f"the solution given is wrong: {problem}")
             blocked = sudoku_cnf(puzzle, solution)
             if claim == "unique":
-                second = decide(blocked, proof=True, deadline=deadline)
+                second = decide(blocked, proof=True, deadline=deadline, prover=prover)
                 if second.model is not None:
                     shown = format_line(_grid_from_model(geometry, second.model))
                     raise CertificateError(f"the puzzle has a second solution: {shown}")
@@ -114,7 +116,7 @@ def certify_sudoku(
                 manifest["solution"] = format_line(solution)
                 manifest.update(entry)
             else:
-                second = decide(blocked, proof=False, deadline=deadline)
+                second = decide(blocked, proof=False, deadline=deadline, prover=prover)
                 if second.model is None:
                     raise CertificateError("the puzzle has exactly one solution")
                 other = _grid_from_model(geometry, second.model)
@@ -124,9 +126,9 @@ def certify_sudoku(
                     raise CertificateError(f"the prover's second solution is wrong: {why}")
                 manifest["solutions"] = [format_line(solution), format_line(other)]
                 manifest.update({"cnf": None, "cnf_sha256": None, "proof": None})
-    except CertificateError as error:
+    except (CertificateError, SolverProgramError) as error:
         raise CertificateError(f"claim '{claim}' not certified: {error}") from None
-    return Certificate(stem, _tail(manifest, checker, began), files)
+    return Certificate(stem, _tail(manifest, checker, prover, began), files)
 
 
 def _cell_list(mask: np.ndarray) -> list[list[int]]:
@@ -141,6 +143,7 @@ def certify_closure(
     digit: int | None = None,
     checker: str = "sudoku_cp",
     deadline: Deadline | None = None,
+    prover: str | None = None,
 ) -> Certificate:
     """The certificate that ``closure`` is S' of the Nishio instance S (``mask``; both (n, n) bool):
     witness placements covering it, a checked refutation for every other cell of S.  Raises
@@ -164,7 +167,7 @@ def certify_closure(
         if covered[r, c]:
             continue
         cnf = nishio_cnf(geometry, inside, (r, c))
-        decision = decide(cnf, proof=True, deadline=deadline)
+        decision = decide(cnf, proof=True, deadline=deadline, prover=prover)
         if decision.model is not None:
             true = decision.model[(decision.model >= 1) & (decision.model <= n * n)] - 1
             placement = np.zeros((n, n), dtype=bool)
@@ -202,4 +205,4 @@ def certify_closure(
     manifest["closure"] = _cell_list(covered)
     manifest["witnesses"] = witnesses
     manifest["eliminated"] = eliminated
-    return Certificate(stem, _tail(manifest, checker, began), files)
+    return Certificate(stem, _tail(manifest, checker, prover, began), files)

@@ -1,8 +1,10 @@
-"""The prover: CaDiCaL 1.9.5 through python-sat, with its DRAT proof logged.
+"""The prover: CaDiCaL 1.9.5 through python-sat, with its DRAT proof logged, or a solver program.
 
-Only CaDiCaL is used: python-sat's Maplesat writes proofs that checkers reject, and python-sat
-before 1.9.dev16 truncated CaDiCaL's (the dependency floor).  The prover is not trusted: every
-proof it writes is checked (``drat``) before a certificate is reported.
+python-sat's CaDiCaL is the default: its Maplesat writes proofs that checkers reject, and
+python-sat before 1.9.dev16 truncated CaDiCaL's (the dependency floor).  A second prover is any
+DIMACS program that writes a text DRAT proof where ``{proof}`` says, e.g. the Debian ``cadical``
+(``"cadical -q --no-binary {cnf} {proof}"``) or kissat (``"kissat -q --no-binary {cnf} {proof}"``).
+No prover is trusted: every proof is checked (``drat``) before a certificate is reported.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 from ..limits import Deadline, TimeLimitReached, solve_limited
 from .cnf import CertificateCnf
 
-__all__ = ["PROVER", "Decision", "decide", "prover_info"]
+__all__ = ["PROVER", "Decision", "decide", "program_info", "prover_info", "resolve_prover", "wheel_kissat"]
 
 #: python-sat's name of the prover.
 PROVER = "cadical195"
@@ -45,17 +47,22 @@ class Decision:
         return self.model is not None
 
 
-def decide(cnf: CertificateCnf, *, proof: bool = True, deadline: Deadline | None = None) -> Decision:
-    """Decide ``cnf`` with CaDiCaL: a model, or (with ``proof``) a DRAT refutation.
+def decide(
+    cnf: CertificateCnf, *, proof: bool = True, deadline: Deadline | None = None, prover: str | None = None
+) -> Decision:
+    """Decide ``cnf`` with CaDiCaL (or the program ``prover``): a model, or (with ``proof``) a DRAT
+    refutation.
 
     Raises ``TimeLimitReached("certification")`` when the deadline stops the solver: an unfinished
-    search is never a refutation.
+    search is never a refutation; ``SolverProgramError`` when a program fails.
     """
-    from pysat.solvers import Solver
-
     began = time.perf_counter()
     reduced = _reduced(cnf.flat, cnf.n_vars)
     clauses, derived = reduced if reduced is not None else (cnf.clauses(), [])
+    if prover is not None:
+        return _program(prover, clauses, derived, cnf.n_vars, proof, deadline, began)
+    from pysat.solvers import Solver
+
     with Solver(name=PROVER, bootstrap_with=clauses, with_proof=proof) as solver:
         answer = solve_limited(solver, [], deadline)
         if answer is None:
@@ -71,6 +78,100 @@ def decide(cnf: CertificateCnf, *, proof: bool = True, deadline: Deadline | None
         head = "".join(f"{literal} 0\n" for literal in derived)
         text = (head + "\n".join(lines) + ("\n" if lines else "")).encode("ascii")
     return Decision(None, text, time.perf_counter() - began)
+
+
+#: The largest proof read back from a prover program (it is held in memory to be checked).
+MAX_PROGRAM_PROOF = 512 * 2**20
+
+
+def _program(
+    command: str,
+    clauses: list[list[int]],
+    derived: list[int],
+    n_vars: int,
+    proof: bool,
+    deadline: Deadline | None,
+    began: float,
+) -> Decision:
+    """``decide`` by a solver program writing its DRAT proof into the file ``{proof}`` names."""
+    import tempfile
+    from pathlib import Path
+
+    from ..backends.program import run_solver_program
+    from ..cnf.dimacs import SolverProgramError
+
+    with tempfile.TemporaryDirectory(prefix="sudoku_cp_prover_") as folder:
+        path = Path(folder) / "proof.drat"
+        left = None if deadline is None else deadline.remaining()
+        if left is not None and left <= 0:
+            raise TimeLimitReached("certification")
+        answer = run_solver_program(command, clauses, n_vars, time_limit=left, proof=str(path))
+        if answer.satisfiable is None:
+            if answer.reason is not None and "time limit" in answer.reason:
+                raise TimeLimitReached("certification")
+            raise SolverProgramError(f"the prover {command!r} gave no answer: {answer.reason}")
+        if answer.satisfiable:
+            model = np.asarray(answer.model if answer.model is not None else [], dtype=np.int64)
+            return Decision(np.sort(model[model > 0]), None, time.perf_counter() - began)
+        text = None
+        if proof:
+            if not path.is_file():
+                raise SolverProgramError(
+                    f"the prover {command!r} wrote no proof (is {{proof}} in the command?)"
+                )
+            if path.stat().st_size > MAX_PROGRAM_PROOF:
+                raise SolverProgramError(
+                    f"the prover {command!r} wrote a proof over {MAX_PROGRAM_PROOF} bytes"
+                )
+            head = "".join(f"{literal} 0\n" for literal in derived).encode("ascii")
+            text = head + path.read_bytes()
+    return Decision(None, text, time.perf_counter() - began)
+
+
+def wheel_kissat() -> str | None:
+    """The kissat program of the ``passagemath-kissat`` wheel, when it is installed (it is not put
+    on PATH: it lives in the wheel's ``sage_wheels/bin``)."""
+    import importlib.util
+    import os
+
+    spec = importlib.util.find_spec("sage_wheels")
+    for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+        path = os.path.join(folder, "bin", "kissat")
+        if os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def resolve_prover(command: str) -> str:
+    """``command`` with a program named ``kissat`` that is not on PATH taken from the
+    ``passagemath-kissat`` wheel (``pip install 'sudoku_cp[provers]'``)."""
+    import shlex
+    import shutil
+
+    from ..process import split_command
+
+    words = split_command(command, "prover command")
+    if words[0] == "kissat" and shutil.which("kissat") is None and (found := wheel_kissat()) is not None:
+        return shlex.join([found, *words[1:]])
+    return command
+
+
+@cache
+def program_info(command: str) -> dict[str, str]:
+    """A prover program's name and the first line of its ``--version``, as manifests record them."""
+    import os
+
+    from ..process import run_program, split_command
+
+    words = split_command(command, "prover command")
+    version = "unknown"
+    try:
+        run = run_program([words[0], "--version"], None, 5.0)
+        lines = run.stdout_text.strip().splitlines()
+        version = lines[0].strip() if lines else "unknown"
+    except Exception:  # a version is a label: a program that cannot say it still proves
+        pass
+    return {"name": os.path.basename(words[0]), "version": version, "command": command}
 
 
 def _reduced(flat: np.ndarray, n_vars: int) -> tuple[list[list[int]], list[int]] | None:

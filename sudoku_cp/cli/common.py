@@ -607,7 +607,9 @@ certificates (--certify DIR):
   checked, and written into DIR as a JSON manifest plus the CNF and the proof (gzip); the JSON
   result line names the manifest ("certificate").  A claim that cannot be certified (false, or
   a proof that does not check) makes the answer unknown, naming the claim (exit 3).  Re-check
-  certificates anywhere with: sudoku-cp check-certificate DIR"""
+  certificates anywhere with: sudoku-cp check-certificate DIR
+  --prover CMD proves with a solver program instead (its proof checked all the same), e.g.
+  --prover 'cadical -q --no-binary {cnf} {proof}'"""
 
 
 def add_certify_options(parser: argparse.ArgumentParser) -> None:
@@ -625,6 +627,31 @@ def add_certify_options(parser: argparse.ArgumentParser) -> None:
         help="the DRAT checker that accepts each proof before it is written: sudoku_cp (compiled, "
         "the default) or dratify (the pure-Python reference)",
     )
+    group.add_argument(
+        "--prover",
+        metavar="CMD",
+        type=_prover_command,
+        help="prove with a solver program writing text DRAT to {proof} instead of python-sat's "
+        'CaDiCaL, e.g. "cadical -q --no-binary {cnf} {proof}" or "kissat -q --no-binary {cnf} {proof}"',
+    )
+
+
+def _prover_command(text: str) -> str:
+    """An argparse type: a prover command whose program can run and that names {proof}."""
+    from ..certify.prove import resolve_prover
+    from ..process import CommandError, check_command
+
+    try:
+        text = resolve_prover(text)
+        check_command(text, "prover command")
+    except CommandError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    if "{proof}" not in text:
+        where = "{proof}"
+        raise argparse.ArgumentTypeError(
+            f"the prover command {text!r} must say where the proof goes: {where}"
+        )
+    return text
 
 
 def certify_directory(args: argparse.Namespace) -> str | None:

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 __all__ = ["add_parser", "run"]
 
-SOLVE_HELP = """\
+SOLVE_HELP = (
+    """\
 Solve one puzzle or a batch.  One puzzle: the solution as a boxed grid and a status line.
 A batch (a file with one puzzle per line): one line per puzzle,
   #<number> line <line>: <status> <solution or error>
@@ -54,7 +55,9 @@ examples:
   sudoku-cp solve --unique --certify certs/ --json puzzles.txt   # then: sudoku-cp check-certificate certs/
   cat puzzles.txt | sudoku-cp solve -
 
-""" + common.CERTIFY_HELP
+"""
+    + common.CERTIFY_HELP
+)
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -127,7 +130,13 @@ def run(args: argparse.Namespace) -> int:
         results = solve_items(items, options, unique=args.unique, time_limit=time_limit)
         if certify is not None:
             results = certify_results(
-                items, results, certify, unique=args.unique, checker=args.checker, time_limit=args.time_limit
+                items,
+                results,
+                certify,
+                unique=args.unique,
+                checker=args.checker,
+                time_limit=args.time_limit,
+                prover=args.prover,
             )
         common.item_grid(items[0], name, args.puzzle)  # an unreadable puzzle is an error, not a status
         result = next(iter(results))
@@ -152,6 +161,7 @@ def run(args: argparse.Namespace) -> int:
             checker=args.checker,
             time_limit=args.time_limit,
             executor=executor,
+            prover=args.prover,
         )
     before: Counter[Status] = Counter({Status(status): count for status, count in output.statuses().items()})
     return _show_batch(output, results, len(todo), before, backend_name, args)

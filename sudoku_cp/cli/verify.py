@@ -113,8 +113,9 @@ than one solution) is decided by --truth once per puzzle, whatever the solvers c
 however many runs and solvers there are, and certified once (see below); every JSON line
 about the puzzle names the certificate ("certificate"), and the summary counts them.  A truth
 that cannot be certified makes the puzzle's correct and wrong verdicts unknown, naming the
-claim (exit 3).  Certificates are made on --jobs / --cluster too, and written by this process;
-with --resume only the puzzles with runs left are certified (the files already written stay).
+claim (exit 3).  Certificates are made on --jobs / --cluster too, and written by this process,
+with no time limit (as the ground truth, whatever --timeout gives the runs); with --resume
+only the puzzles with runs left are certified (the files already written stay).
 
 """
     + common.CERTIFY_HELP

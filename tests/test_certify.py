@@ -387,3 +387,20 @@ def test_a_proof_the_checker_cannot_read_is_no_certificate(tmp_path: Path) -> No
     line = json.loads(run.stdout.splitlines()[0])
     assert line["status"] == "unknown" and "claim 'unique' not certified" in line["error"]
     assert not list(tmp_path.glob("*.json"))
+
+
+def test_a_missing_reference_checker_is_one_line(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    from sudoku_cp.cli import main
+
+    monkeypatch.setitem(sys.modules, "dratify", None)
+    assert main(["check-certificate", "--checker", "dratify", str(folder)]) == 2
+    assert "dratify is not installed" in capsys.readouterr().err
+
+
+def test_a_check_past_its_time_limit_is_unknown(folder: Path) -> None:
+    (check,) = check_certificates([next(folder.glob("unique-*.json"))], time_limit=1e-9)
+    assert check.verdict == "unknown" and "time limit" in check.reason
+    run = _cli("check-certificate", "--time-limit", "0.000001", str(folder))
+    assert run.returncode == 3 and "unknown" in run.stdout, run.stdout + run.stderr

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import excerpt
+from ..errors import SudokuCpError, excerpt
 from ..executor import Executor, Work, run_ordered
 from ..formats import ParseError, parse_grid
 from ..geometry import Geometry, GeometryError, geometry_for_size, parse_box
@@ -39,17 +39,34 @@ __all__ = [
     "CHECKERS",
     "VERDICTS",
     "CertificateCheck",
+    "CheckerMissing",
     "check_certificate",
     "check_certificates",
     "check_refutation",
     "checker_info",
     "manifest_paths",
     "placement_problem",
+    "require_checker",
 ]
 
 #: The proof checkers: our compiled one (the default) and the reference.
 CHECKERS = ("sudoku_cp", "dratify")
 _READ = 1 << 20
+
+
+class CheckerMissing(SudokuCpError):
+    """A proof checker that cannot be used here (dratify not installed, an unknown name)."""
+
+
+def require_checker(checker: str) -> None:
+    """Raise CheckerMissing unless ``checker`` can check proofs in this environment."""
+    if checker not in CHECKERS:
+        raise CheckerMissing(f"unknown proof checker {checker!r} (one of {', '.join(CHECKERS)})")
+    if checker == "dratify":
+        import importlib.util
+
+        if importlib.util.find_spec("dratify") is None:
+            raise CheckerMissing("the reference checker dratify is not installed (pip install dratify)")
 
 
 @cache

@@ -72,8 +72,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp check-certificate``; return the exit code."""
-    from ..certify.check import check_certificates, manifest_paths
+    from ..certify.check import check_certificates, manifest_paths, require_checker
 
+    require_checker(args.checker)
     paths = manifest_paths(args.paths)
     if not paths:
         raise CliError(f"no certificate manifests (*.json) in {', '.join(args.paths)}")

@@ -659,6 +659,9 @@ def certify_directory(args: argparse.Namespace) -> str | None:
     folder = getattr(args, "certify", None)
     if folder is None:
         return None
+    from ..certify.check import require_checker
+
+    require_checker(getattr(args, "checker", "sudoku_cp"))
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as error:

@@ -390,8 +390,8 @@ def test_a_proof_the_checker_cannot_read_is_no_certificate(tmp_path: Path) -> No
 
 
 def test_a_missing_reference_checker_is_one_line(
-    folder: Path, monkeypatch: pytest.MonkeyPatch, capsys
-) -> None:  # type: ignore[no-untyped-def]
+    folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from sudoku_cp.cli import main
 
     monkeypatch.setitem(sys.modules, "dratify", None)

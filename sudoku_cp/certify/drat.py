@@ -885,8 +885,8 @@ class _Checker:
         the clause store when it is full or mostly deleted clauses."""
         meta = self.meta
         st = self.st
-        if 2 * (max(longest, self.longest)) + 16 > st.scratch.size:
-            self.longest = max(longest, self.longest)
+        self.longest = max(longest, self.longest)
+        if 2 * self.longest + 16 > st.scratch.size:  # a step and a stored clause: a resolvent
             self.st = st = st._replace(scratch=np.zeros(4 * self.longest + 16, np.int32))
         alen, ncl = int(meta[_M_ALEN]), int(meta[_M_NCL])
         live_lits, live_cl, dead = int(meta[_M_LIVE_LITS]), int(meta[_M_LIVE_CL]), int(meta[_M_DEAD_LITS])

@@ -228,3 +228,58 @@ def test_a_wrong_closure_is_an_error_naming_the_claim(
     code, out, _ = run(capsys, "nishio", "--puzzle", ESCARGOT, "--digit", "9", "--certify", str(certs))
     assert code == 3
     assert "dag: unknown (claim 'closure' not certified" in out and "certificate:" not in out
+
+
+# ------------------------------------------------------------------------ reduce --verify --certify
+
+
+def _formula_holds(path: str) -> dict[str, Any]:
+    from sudoku_cp.certify.formula import check_formula
+
+    manifest = json.loads(Path(path).read_text())
+    holds, why = check_formula(manifest, Path(path).parent)
+    assert holds, why
+    return manifest
+
+
+def test_reduce_certifies_an_unsatisfiable_formula_and_its_empty_instance(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    formula = tmp_path / "x.cnf"
+    formula.write_text("p cnf 1 2\n1 0\n-1 0\n")
+    certs = tmp_path / "certs"
+    code, out, _ = run(capsys, "reduce", "--verify", str(formula), "--json", "--certify", str(certs))
+    assert code == 0
+    (report,) = json_lines(out)
+    assert report["formula_satisfiable"] is False and report["instance_satisfiable"] is False
+    manifest = _formula_holds(report["formula_certificate"])
+    assert (manifest["claim"], manifest["variables"], manifest["clauses"]) == ("formula", 1, 2)
+    closure = holds(report["instance_certificate"])
+    assert closure["closure"] == [] and len(closure["eliminated"]) == report["cells"]
+    assert "certificate_errors" not in report
+
+
+def test_reduce_refuses_an_instance_too_large_to_certify(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    formula = Path(__file__).parent / "data" / "satlib" / "uuf50-01.cnf"
+    code, out, _ = run(capsys, "reduce", "--verify", str(formula), "--json", "--certify", str(tmp_path))
+    assert code == 2
+    (report,) = json_lines(out)
+    assert report["certificate_refused"] is True and "instance_certificate" not in report
+    assert f"|S| = {report['cells']} cells" in report["certificate_errors"][0]
+    _formula_holds(report["formula_certificate"])
+
+
+def test_a_formula_certificate_with_a_changed_cnf_fails(tmp_path: Path) -> None:
+    from sudoku_cp.certify.cnf import compress
+    from sudoku_cp.certify.formula import certify_formula, check_formula
+    from sudoku_cp.certify.manifest import CertificateError, write_certificate
+
+    path = write_certificate(tmp_path, certify_formula(2, [[1, 2], [-1, 2], [1, -2], [-1, -2]]))
+    assert _formula_holds(str(path))["clauses"] == 4
+    manifest = json.loads(path.read_text())
+    (tmp_path / manifest["cnf"]).write_bytes(compress(b"p cnf 2 3\n1 2 0\n-1 2 0\n1 -2 0\n"))
+    assert check_formula(manifest, tmp_path) == (False, "the CNF's SHA-256 differs from cnf_sha256")
+    with pytest.raises(CertificateError, match="claim 'formula' not certified: the formula has a model"):
+        certify_formula(2, [[1, 2], [-1, 2], [1, -2]])

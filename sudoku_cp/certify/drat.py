@@ -40,7 +40,7 @@ import io
 import os
 import zlib
 from dataclasses import dataclass
-from typing import IO, NamedTuple, cast
+from typing import IO, Any, NamedTuple, cast
 
 import numba
 import numpy as np
@@ -99,9 +99,12 @@ class ProofVerdict:
 # parsing: a byte-level state machine, resumable across pieces
 # ---------------------------------------------------------------------------------------------
 
-# Every kernel below is compiled without numba's reference counting (_nrt=False): they allocate
-# nothing, and counting references to the store's arrays at each call of a helper (once per
-# proof step, or more) cost ten times the work of a step.
+# Every kernel is compiled without numba's reference counting (_nrt=False): they allocate nothing,
+# and counting references to the store's arrays at each call of a helper (once per proof step, or
+# more) cost ten times the work of a step.
+_KERNEL: dict[str, Any] = {"cache": True, "_nrt": False}
+_kernel = numba.njit(**_KERNEL)
+_inline_kernel = numba.njit(inline="always", **_KERNEL)
 
 # Indices into the parser's state vector.
 (
@@ -132,7 +135,7 @@ _T_NONE, _T_D, _T_SIGN, _T_NUM = 0, 1, 2, 3
 _E_BYTE, _E_DINSIDE, _E_TOKEN, _E_RANGE, _E_OPEN = 1, 2, 3, 4, 5
 
 
-@numba.njit(cache=True, _nrt=False)
+@_kernel
 def _parse(buf, final, ps, lits, skind, sstart, slen, sline):  # pragma: no cover - compiled
     """Parse ``buf`` (and, when ``final``, end the text), appending complete steps; stop at an error."""
     line = ps[_P_LINE]
@@ -331,7 +334,7 @@ class _Store(NamedTuple):
     scratch: np.ndarray
 
 
-@numba.njit(cache=True, _nrt=False, inline="always")
+@_inline_kernel
 def _mix(lit):  # pragma: no cover - compiled
     """splitmix64 of one literal; a clause's hash is the sum over its literals (order-free)."""
     x = np.uint64(lit) + np.uint64(0x9E3779B97F4A7C15)
@@ -340,7 +343,7 @@ def _mix(lit):  # pragma: no cover - compiled
     return x ^ (x >> np.uint64(31))
 
 
-@numba.njit(cache=True, _nrt=False)
+@_kernel
 def _propagate(st, q, tlen):  # pragma: no cover - compiled
     """Unit propagation from trail position ``q``: (conflict, trail length, work)."""
     val = st.val
@@ -405,7 +408,7 @@ def _propagate(st, q, tlen):  # pragma: no cover - compiled
     return False, tlen, work
 
 
-@numba.njit(cache=True, _nrt=False)
+@_kernel
 def _rup(st, meta, k):  # pragma: no cover - compiled
     """Is ``scratch[:k]`` RUP (its negation propagates to a conflict)? (answer, work)."""
     if meta[_M_RCONF] == 1:
@@ -438,7 +441,7 @@ def _rup(st, meta, k):  # pragma: no cover - compiled
     return conflict, work
 
 
-@numba.njit(cache=True, _nrt=False)
+@_kernel
 def _link(st, meta, first):  # pragma: no cover - compiled
     """Register clauses ``first .. meta[_M_NCL] - 1``, whose literals are in the arena already.
 
@@ -484,7 +487,7 @@ def _link(st, meta, first):  # pragma: no cover - compiled
         meta[_M_LIVE_CL] += 1
 
 
-@numba.njit(cache=True, _nrt=False)
+@_kernel
 def _load(st, meta, cnf, units):  # pragma: no cover - compiled
     """Store the formula (repeats dropped, tautologies skipped) and propagate its units at the root.
 
@@ -557,7 +560,7 @@ def _load(st, meta, cnf, units):  # pragma: no cover - compiled
     meta[_M_ROOT] = tlen
 
 
-@numba.njit(cache=True, _nrt=False)
+@_kernel
 def _delete(st, meta, k):  # pragma: no cover - compiled
     """Delete one live clause whose literal set is ``scratch[:k]`` (k >= 2, no repeats), if any."""
     scratch = st.scratch
@@ -606,7 +609,7 @@ def _delete(st, meta, k):  # pragma: no cover - compiled
         mark[scratch[j]] = 0
 
 
-@numba.njit(cache=True, _nrt=False)
+@_kernel
 def _add_lemma(st, meta, k):  # pragma: no cover - compiled
     """Store the checked lemma ``scratch[:k]`` watching its non-false literals; act on it at the root."""
     val = st.val
@@ -652,7 +655,7 @@ def _add_lemma(st, meta, k):  # pragma: no cover - compiled
     return work
 
 
-@numba.njit(cache=True, _nrt=False)
+@_kernel
 def _check_steps(st, meta, lits, skind, sstart, slen, first, last, budget):  # pragma: no cover
     """Check steps ``first .. last - 1``: (status, index of the step it stopped at or after).
 
@@ -751,7 +754,7 @@ def _check_steps(st, meta, lits, skind, sstart, slen, first, last, budget):  # p
     return _S_DONE, last
 
 
-@numba.njit(cache=True, _nrt=False)
+@_kernel
 def _rebuild(st, meta, nst):  # pragma: no cover - compiled
     """Copy the live clauses into the fresh arrays of ``nst``, relinking watches, occurrences, hashes.
 

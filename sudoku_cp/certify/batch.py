@@ -19,7 +19,7 @@ from ..executor import Executor, Work, run_ordered
 from ..formats import parse_grid
 from ..geometry import geometry_for_size
 from ..limits import Deadline, TimeLimitReached
-from .check import warm_checker
+from .checkers import warm_checker
 from .manifest import Certificate, CertificateError, write_certificate
 
 __all__ = ["CHUNK", "Certified", "ClaimItem", "certify_claims"]

@@ -17,82 +17,35 @@ import time
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from functools import cache
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..errors import SudokuCpError, excerpt
+from ..errors import excerpt
 from ..executor import Executor, Work, run_ordered
 from ..formats import ParseError, parse_grid
 from ..geometry import Geometry, GeometryError, geometry_for_size, parse_box
 from ..grid import Grid
 from ..limits import Deadline, TimeLimitReached
 from ..verify import solution_problem
+from .checkers import check_refutation, warm_checker
 from .cnf import CertificateCnf, nishio_cnf, sudoku_cnf
 from .drat import ProofVerdict
+from .formula import check_formula
 from .manifest import ManifestError, read_manifest
 
 __all__ = [
-    "CHECKERS",
     "VERDICTS",
     "CertificateCheck",
-    "CheckerMissing",
     "check_certificate",
     "check_certificates",
-    "check_refutation",
-    "checker_info",
     "manifest_paths",
     "placement_problem",
-    "require_checker",
 ]
 
-#: The proof checkers: our compiled one (the default) and the reference.
-CHECKERS = ("sudoku_cp", "dratify")
 _READ = 1 << 20
-
-
-class CheckerMissing(SudokuCpError):
-    """A proof checker that cannot be used here (dratify not installed, an unknown name)."""
-
-
-def require_checker(checker: str) -> None:
-    """Raise CheckerMissing unless ``checker`` can check proofs in this environment."""
-    if checker not in CHECKERS:
-        raise CheckerMissing(f"unknown proof checker {checker!r} (one of {', '.join(CHECKERS)})")
-    if checker == "dratify":
-        import importlib.util
-
-        if importlib.util.find_spec("dratify") is None:
-            raise CheckerMissing("the reference checker dratify is not installed (pip install dratify)")
-
-
-@cache
-def checker_info(checker: str) -> dict[str, str]:
-    """The checker's name and version, as manifests record them."""
-    if checker == "dratify":
-        from importlib.metadata import version
-
-        return {"name": "dratify", "version": version("dratify")}
-    from .. import __version__
-
-    return {"name": "sudoku_cp.certify.drat", "version": __version__}
-
-
-def check_refutation(
-    cnf: CertificateCnf, proof: bytes | Path, *, checker: str = "sudoku_cp", deadline: Deadline | None = None
-) -> ProofVerdict:
-    """Whether ``proof`` (bytes, or a file: text or gzip) is a DRAT refutation of ``cnf``."""
-    from . import drat
-
-    if checker == "dratify":
-        return drat.check_proof_reference(cnf.text().decode("ascii"), proof)
-    if checker != "sudoku_cp":
-        raise ValueError(f"unknown checker {checker!r} (one of {', '.join(CHECKERS)})")
-    return drat.check_proof(cnf.flat, cnf.n_vars, proof, deadline=deadline)
-
 
 #: The verdicts on a certificate: it holds, it does not, its manifest cannot be read, or a time
 #: limit stopped the check (never a verdict on the claim).
@@ -156,6 +109,10 @@ def check_certificate(
     try:
         if claim == "closure":
             reason = _check_closure(manifest, folder, checker, deadline)
+        elif claim == "formula":
+            holds, reason = check_formula(manifest, folder, checker=checker, deadline=deadline)
+            if not holds:
+                raise _Fails(reason)
         else:
             reason = _check_sudoku(manifest, folder, checker, deadline)
     except _Fails as failure:
@@ -181,14 +138,6 @@ def _check_chunk(chunk: tuple[list[str], str, float | None]) -> list[Certificate
 
 def _check_crashed(chunk: tuple[list[str], str, float | None], why: str) -> list[CertificateCheck]:
     return [CertificateCheck(path, None, "unknown", f"the check crashed: {why}") for path in chunk[0]]
-
-
-def warm_checker(checker: str) -> None:
-    """Compile or load the proof checker before any time limit starts (once per worker)."""
-    if checker == "sudoku_cp":
-        from .drat import warm_up
-
-        warm_up()
 
 
 def check_certificates(

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..limits import Deadline
-from .check import check_refutation, checker_info
+from .checkers import check_refutation, checker_info
 from .cnf import CertificateCnf, compress
 from .manifest import FORMAT, VERSION, Certificate, CertificateError, manifest_stem
 from .prove import decide, prover_info

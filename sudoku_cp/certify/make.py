@@ -21,7 +21,8 @@ from ..geometry import Geometry
 from ..grid import Grid
 from ..limits import Deadline
 from ..verify import solution_problem
-from .check import check_refutation, checker_info, placement_problem
+from .check import placement_problem
+from .checkers import check_refutation, checker_info
 from .cnf import CertificateCnf, compress, nishio_cnf, sudoku_cnf
 from .manifest import FORMAT, VERSION, Certificate, CertificateError, manifest_stem
 from .prove import Decision, decide, program_info, prover_info

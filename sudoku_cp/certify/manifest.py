@@ -33,7 +33,7 @@ __all__ = [
 FORMAT = "sudoku_cp certificate"
 #: The version of the specification this code writes and reads.
 VERSION = 1
-CLAIMS = ("unsat", "unique", "multiple", "closure")
+CLAIMS = ("unsat", "unique", "multiple", "closure", "formula")
 #: Manifests larger than this are not certificates (a 25x25 closure manifest is a few hundred kB).
 MAX_MANIFEST_BYTES = 64 * 2**20
 
@@ -124,6 +124,6 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
     if obj.get("claim") not in CLAIMS:
         known = ", ".join(CLAIMS)
         raise ManifestError(f"{where}: unknown claim {excerpt(obj.get('claim'))} (one of {known})")
-    if not isinstance(obj.get("box"), str):
+    if obj["claim"] != "formula" and not isinstance(obj.get("box"), str):  # a formula has no grid
         raise ManifestError(f'{where}: "box" must be a string "PxQ", got {excerpt(obj.get("box"))}')
     return obj

@@ -72,7 +72,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp check-certificate``; return the exit code."""
-    from ..certify.check import check_certificates, manifest_paths, require_checker
+    from ..certify.check import check_certificates, manifest_paths
+    from ..certify.checkers import require_checker
 
     require_checker(args.checker)
     paths = manifest_paths(args.paths)

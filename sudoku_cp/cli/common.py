@@ -659,7 +659,7 @@ def certify_directory(args: argparse.Namespace) -> str | None:
     folder = getattr(args, "certify", None)
     if folder is None:
         return None
-    from ..certify.check import require_checker
+    from ..certify.checkers import require_checker
 
     require_checker(getattr(args, "checker", "sudoku_cp"))
     try:

@@ -969,7 +969,8 @@ def _read(stream: IO[bytes], size: int) -> bytes:
     except (gzip.BadGzipFile, EOFError, zlib.error) as problem:
         raise _DamagedGzip(str(problem).splitlines()[0] if str(problem) else type(problem).__name__) from None
     except OSError as problem:
-        raise ProofFileError(f"cannot read the proof: {problem.strerror or problem}") from None
+        name = getattr(stream, "name", None) or "the proof"
+        raise ProofFileError(f"cannot read {name}: {problem.strerror or problem}") from None
 
 
 def _close(stream: IO[bytes]) -> None:
@@ -994,10 +995,10 @@ def _parse_error(ps: np.ndarray) -> str:
     return f"line {line}: clause not terminated by 0 before the end of the proof"
 
 
-def _clause_text(lits: np.ndarray, kind: int) -> str:
+def _clause_text(lits: np.ndarray) -> str:
+    """A lemma as its proof line, its first dozen literals at most."""
     body = " ".join(str(int(x)) for x in lits[:12]) + (" ..." if lits.size > 12 else "")
-    text = (body + " 0") if lits.size else "0"
-    return ("d " + text) if kind == 1 else text
+    return (body + " 0") if lits.size else "0"
 
 
 def check_proof(
@@ -1077,7 +1078,7 @@ def _check_stream(
             elif status == _S_FAIL:
                 step = steps_done + index + 1
                 line = int(lines[index])
-                lemma = _clause_text(lits[starts[index] : starts[index] + lens[index]], 0)
+                lemma = _clause_text(lits[starts[index] : starts[index] + lens[index]])
                 return ProofVerdict(
                     False,
                     f"step {step} (line {line}): lemma {excerpt(lemma, 80)} is neither RUP nor RAT",

@@ -404,3 +404,20 @@ def test_a_check_past_its_time_limit_is_unknown(folder: Path) -> None:
     assert check.verdict == "unknown" and "time limit" in check.reason
     run = _cli("check-certificate", "--time-limit", "0.000001", str(folder))
     assert run.returncode == 3 and "unknown" in run.stdout, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["count", "--box", "2x2", "42..3..2.1......"],
+        ["nishio", "--puzzle", HARD, "--digit", "7", "--json"],
+        ["generate", "--box", "2x2", "--count", "1", "--seed", "1", "--json"],
+    ],
+)
+def test_every_certifying_command_takes_the_second_prover(command: list[str], tmp_path: Path) -> None:
+    prover = _prover("cadical")
+    run = _cli(*command, "--certify", str(tmp_path), "--prover", prover)
+    assert run.returncode in (0, 1), run.stderr
+    (manifest,) = tmp_path.glob("*.json")
+    assert json.loads(manifest.read_text())["solver"]["name"] == "cadical"
+    assert check_certificate(manifest).holds

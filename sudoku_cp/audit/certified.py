@@ -79,6 +79,7 @@ class TruthCertifier:
         time_limit: float | None = None,
         executor: Executor | None = None,
         needed: Container[int] | None = None,
+        prover: str | None = None,
     ) -> None:
         self.truth = truth
         self.todo = [
@@ -94,7 +95,13 @@ class TruthCertifier:
         # Small corpora still spread over the workers: a chunk holds an eighth of the claims at most.
         chunk = max(1, min(CHUNK, math.ceil(len(self.todo) / 8)))
         self._stream = certify_claims(
-            self._claims(), directory, checker=checker, time_limit=time_limit, executor=executor, chunk=chunk
+            self._claims(),
+            directory,
+            checker=checker,
+            time_limit=time_limit,
+            executor=executor,
+            chunk=chunk,
+            prover=prover,
         )
 
     def _claims(self) -> Iterator[ClaimItem]:

@@ -23,7 +23,7 @@ from ..limits import Deadline
 from .checkers import check_refutation, checker_info
 from .cnf import CertificateCnf, compress
 from .manifest import FORMAT, VERSION, Certificate, CertificateError, manifest_stem
-from .prove import decide, prover_info
+from .prove import decide, program_info, prover_info
 
 __all__ = ["MAX_CNF_BYTES", "certify_formula", "check_formula", "formula_cnf"]
 
@@ -47,6 +47,7 @@ def certify_formula(
     source: str | None = None,
     checker: str = "sudoku_cp",
     deadline: Deadline | None = None,
+    prover: str | None = None,
 ) -> Certificate:
     """The certificate that the formula has no model (``source``: its name, recorded as given).
     Raises CertificateError when it has one or the proof does not check, TimeLimitReached on the
@@ -54,7 +55,7 @@ def certify_formula(
     began = time.perf_counter()
     cnf = formula_cnf(num_vars, clauses)
     stem = manifest_stem("formula", cnf.sha256())
-    decision = decide(cnf, proof=True, deadline=deadline)
+    decision = decide(cnf, proof=True, deadline=deadline, prover=prover)
     if decision.model is not None:
         raise CertificateError("claim 'formula' not certified: the formula has a model")
     if decision.proof is None:
@@ -74,7 +75,7 @@ def certify_formula(
     manifest["cnf"] = f"{stem}.cnf.gz"
     manifest["cnf_sha256"] = cnf.sha256()
     manifest["proof"] = f"{stem}.drat.gz"
-    manifest["solver"] = prover_info()
+    manifest["solver"] = prover_info() if prover is None else program_info(prover)
     manifest["checker"] = checker_info(checker)
     manifest["seconds"] = round(time.perf_counter() - began, 6)
     manifest["created_by"] = f"sudoku_cp {__version__}"

@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     unverified = result.exact and args.trust_solver
     certificate = None
     if folder is not None:
-        certificate = _certify(puzzle, result.count, result.exact, folder, args.checker, clock)
+        certificate = _certify(puzzle, result.count, result.exact, folder, args, clock)
     if args.json:
         obj = {
             "count": result.count,
@@ -117,7 +117,9 @@ def count_claim(count: int, exact: bool) -> str | None:
     return "unique" if count == 1 else "unsat"
 
 
-def _certify(puzzle: Grid, count: int, exact: bool, folder: str, checker: str, clock: Deadline) -> str | None:
+def _certify(
+    puzzle: Grid, count: int, exact: bool, folder: str, args: argparse.Namespace, clock: Deadline
+) -> str | None:
     """The manifest's path of the certificate of the count's claim (None: no claim); a claim
     that cannot be certified is an error naming it (exit 3)."""
     from ..certify.batch import ClaimItem, certify_claims
@@ -128,7 +130,10 @@ def _certify(puzzle: Grid, count: int, exact: bool, folder: str, checker: str, c
     box = (puzzle.geometry.p, puzzle.geometry.q)
     # The solver that counted kept no solution: 'unique' lets the prover find it (and check it).
     item = ClaimItem(claim, box, format_line(puzzle))
-    answer = next(certify_claims([item], folder, checker=checker, time_limit=clock.remaining()))
+    claims = certify_claims(
+        [item], folder, checker=args.checker, time_limit=clock.remaining(), prover=args.prover
+    )
+    answer = next(claims)
     if answer.path is None:
         raise CliError(answer.error or f"claim '{claim}' not certified", EXIT_UNKNOWN)
     return answer.path

@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
         for generated in puzzles:
             certificate = None
             if folder is not None:
-                certificate, error = _certify(generated, folder, args.checker, clock)
+                certificate, error = _certify(generated, folder, args, clock)
                 if certificate is None:
                     uncertified += 1
                     note = f"puzzle {format_line(generated.puzzle)} (attempt {generated.attempt}) left out"
@@ -169,7 +169,9 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_UNKNOWN
 
 
-def _certify(generated: Generated, folder: str, checker: str, clock: Deadline) -> tuple[str | None, str]:
+def _certify(
+    generated: Generated, folder: str, args: argparse.Namespace, clock: Deadline
+) -> tuple[str | None, str]:
     """(the manifest's path, "") of the 'unique' certificate of a generated puzzle and its
     solution, or (None, why) when it cannot be certified (the time limit counts)."""
     from ..certify.batch import ClaimItem, certify_claims
@@ -177,5 +179,8 @@ def _certify(generated: Generated, folder: str, checker: str, clock: Deadline) -
     puzzle = generated.puzzle
     box = (puzzle.geometry.p, puzzle.geometry.q)
     item = ClaimItem("unique", box, format_line(puzzle), format_line(generated.solution))
-    answer = next(certify_claims([item], folder, checker=checker, time_limit=clock.remaining()))
+    claims = certify_claims(
+        [item], folder, checker=args.checker, time_limit=clock.remaining(), prover=args.prover
+    )
+    answer = next(claims)
     return answer.path, answer.error or ""

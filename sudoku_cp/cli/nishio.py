@@ -253,6 +253,7 @@ def _answer_puzzles(
             time_limit=args.time_limit,
             executor=executor,
             skip=output.done,
+            prover=args.prover,
         )
     enabled = False if args.no_progress else None
     with output.writing(stream, len(items), "nishio", enabled=enabled) as (write, bar):
@@ -354,7 +355,7 @@ def _answer_all(jobs: list[_Job], args: argparse.Namespace) -> int:
             certified = None
             if args.certify is not None:
                 certified = certify_answer(
-                    answer, args.certify, checker=args.checker, time_limit=args.time_limit
+                    answer, args.certify, checker=args.checker, time_limit=args.time_limit, prover=args.prover
                 )
             for obj, text, code, result in _answer(job.label, head, answer, args, certified):
                 if args.json:

@@ -421,6 +421,7 @@ def _certified(
         fill=args.fill,
         checker=args.checker,
         time_limit=args.time_limit,
+        prover=args.prover,
     )
     return {**report, **found}
 

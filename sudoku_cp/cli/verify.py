@@ -310,7 +310,7 @@ def run(args: argparse.Namespace) -> int:
     if folder is not None:
         needed = pending_puzzles(items, solvers, args.runs, output.done)
         certifier = TruthCertifier(
-            items, truth, folder, checker=args.checker, executor=executor, needed=needed
+            items, truth, folder, checker=args.checker, executor=executor, needed=needed, prover=args.prover
         )
         results = certifier.apply(results)
     total = audit_size(items, solvers, args.runs) - len(output.done)

@@ -75,13 +75,14 @@ def certify_answer(
     *,
     checker: str = "sudoku_cp",
     time_limit: float | None = None,
+    prover: str | None = None,
 ) -> Certified | None:
     """The certificate of one answer's closure, written into ``directory``, made here; None when
     the answer claims no closure."""
     claim = closure_claim(answer)
     if claim is None:
         return None
-    return next(certify_claims([claim], directory, checker=checker, time_limit=time_limit))
+    return next(certify_claims([claim], directory, checker=checker, time_limit=time_limit, prover=prover))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -111,6 +112,7 @@ def certify_puzzle_answers(
     time_limit: float | None = None,
     executor: Executor | None = None,
     skip: Container[int] = frozenset(),
+    prover: str | None = None,
 ) -> Generator[CertifiedPuzzle, None, None]:
     """Each puzzle's answers (in their order) with the certificates of their closures, made where
     ``executor`` says and written into ``directory``.  Instances numbered in ``skip`` (already in
@@ -136,7 +138,9 @@ def certify_puzzle_answers(
         while waiting and not waiting[0].todo:
             yield waiting.popleft().done()
 
-    made = certify_claims(claims(), directory, checker=checker, time_limit=time_limit, executor=executor)
+    made = certify_claims(
+        claims(), directory, checker=checker, time_limit=time_limit, executor=executor, prover=prover
+    )
     try:
         for certified in made:
             yield from ready()

@@ -430,6 +430,7 @@ def certify_reduction(
     fill: str = "full",
     checker: str = "sudoku_cp",
     time_limit: float | None = None,
+    prover: str | None = None,
 ) -> dict[str, Any]:
     """Certificates of what ``verify_reduction``'s ``report`` claims, written into ``directory``.
 
@@ -457,6 +458,7 @@ def certify_reduction(
                 source=source,
                 checker=checker,
                 deadline=Deadline(time_limit),
+                prover=prover,
             )
             out["formula_certificate"] = str(write_certificate(directory, made))
         except CertificateError as error:
@@ -482,7 +484,12 @@ def certify_reduction(
             empty = np.zeros_like(instance.mask, dtype=bool)
             try:
                 made = certify_closure(
-                    instance.geometry, instance.mask, empty, checker=checker, deadline=Deadline(time_limit)
+                    instance.geometry,
+                    instance.mask,
+                    empty,
+                    checker=checker,
+                    deadline=Deadline(time_limit),
+                    prover=prover,
                 )
                 out["instance_certificate"] = str(write_certificate(directory, made))
             except CertificateError as error:

@@ -619,6 +619,24 @@ def test_streamed_cases_are_meaningful() -> None:
     assert not verdicts["sudoku-cut"] and not verdicts["uuf-rat-fails"] and not verdicts["sudoku-garbage"]
 
 
+def test_the_clause_store_follows_the_live_clauses(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 40,000 lemmas added and deleted again, in pieces of 4 KiB: the store stays near its start
+    import io
+
+    monkeypatch.setattr(drat, "PIECE_BYTES", 4096)
+    monkeypatch.setattr(drat, "COMPACT_MIN", 0)
+    uuf, proof = satlib_case("uuf50-01.cnf")
+    churn = [
+        f"{c[0]} {c[1]} {c[2]} {k % 90 + 51} 0\nd {k % 90 + 51} {c[2]} {c[1]} {c[0]} 0"
+        for k, c in enumerate(uuf * 184)
+    ]
+    data = text(churn + proof)
+    checker = drat._Checker(flat(uuf), 50)
+    verdict = drat._check_stream(checker, io.BytesIO(data), None, None)
+    assert verdict.holds and verdict.steps > 80_000
+    assert checker.st.ca.size < 8 * 3 * len(uuf) + 8192  # not the 160,000 literals added
+
+
 # --- files, gzip, limits -------------------------------------------------------------------------
 
 

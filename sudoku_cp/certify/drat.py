@@ -901,8 +901,9 @@ class _Checker:
         mostly_dead = dead > max(live_lits, COMPACT_MIN)
         if not (full or mostly_dead):
             return
-        acap = 2 * (live_lits + n_lits) + 1024
-        ccap = 2 * (live_cl + n_steps) + 64
+        # twice the live clauses (growth amortised) plus this batch: memory follows the live clauses
+        acap = 2 * live_lits + n_lits + 1024
+        ccap = 2 * live_cl + n_steps + 64
         fresh = st._replace(**_per_clause(ccap, _pow2_at_least(ccap), acap))
         _rebuild(st, meta, fresh)
         self.st = fresh

@@ -428,6 +428,34 @@ def test_a_failing_step_names_its_step_line_and_clause() -> None:
     assert ours.reason == "step 3 (line 5): lemma '-1 0' is neither RUP nor RAT"
 
 
+def test_random_bytes_never_raise_and_we_are_never_laxer() -> None:
+    # whatever the bytes, a verdict; and whatever we accept, dratify accepts too
+    rng = random.Random(RANDOM_SEED + 7)
+    alphabet = b"0123456789-dc \n\r\t+x_\x00\x0b\xff"
+    for case in range(400):
+        size = rng.randint(0, 40)
+        proof = bytes(rng.choice(alphabet) for _ in range(size))
+        ours = check_proof(flat(SQUARE), 2, proof)
+        ref = check_proof_reference(dimacs(SQUARE, 2), proof)
+        assert ref.holds or not ours.holds, f"case {case}: we accept {proof!r}, dratify does not: {ref}"
+
+
+def test_damaged_gzip_streams_never_raise() -> None:
+    clauses, n_vars, proof = _base()
+    packed = gzip.compress(text(proof))
+    rng = random.Random(RANDOM_SEED + 8)
+    for case in range(60):
+        damaged = bytearray(packed)
+        for _ in range(rng.randint(1, 4)):
+            damaged[rng.randrange(2, len(damaged))] = rng.randrange(256)
+        if rng.random() < 0.3:
+            damaged = damaged[: rng.randrange(2, len(damaged))]
+        ours = check_proof(flat(clauses), n_vars, bytes(damaged))
+        assert isinstance(ours, ProofVerdict), case
+        if ours.holds:  # a change the checksum missed (or none): the text is still a valid proof
+            assert check_proof_reference(dimacs(clauses, n_vars), bytes(damaged)).holds, case
+
+
 # --- random differential test -------------------------------------------------------------------
 
 

@@ -50,12 +50,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         exit_codes=False,
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a manifest (.json) or a folder of them")
-    parser.add_argument(
-        "--checker",
-        choices=("sudoku_cp", "dratify"),
-        default="sudoku_cp",
-        help="DRAT checker: sudoku_cp (compiled, the default) or dratify (the pure-Python reference)",
-    )
+    common.add_checker_option(parser, "that checks each proof")
     parser.add_argument(
         "--time-limit",
         type=common.seconds,

@@ -612,6 +612,17 @@ certificates (--certify DIR):
   --prover 'cadical -q --no-binary {cnf} {proof}'"""
 
 
+def add_checker_option(group: argparse._ActionsContainer, what: str) -> None:
+    """``--checker sudoku_cp|dratify``: the DRAT checker ``what`` says it is for."""
+    group.add_argument(
+        "--checker",
+        choices=("sudoku_cp", "dratify"),
+        default="sudoku_cp",
+        help=f"the DRAT checker {what}: sudoku_cp (compiled, the default) or dratify (the pure-Python "
+        "reference)",
+    )
+
+
 def add_certify_options(parser: argparse.ArgumentParser) -> None:
     """``--certify DIR`` and ``--checker sudoku_cp|dratify``."""
     group = parser.add_argument_group("certificates")
@@ -620,13 +631,7 @@ def add_certify_options(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="write a checkable certificate of every claim into DIR (see 'certificates' below)",
     )
-    group.add_argument(
-        "--checker",
-        choices=("sudoku_cp", "dratify"),
-        default="sudoku_cp",
-        help="the DRAT checker that accepts each proof before it is written: sudoku_cp (compiled, "
-        "the default) or dratify (the pure-Python reference)",
-    )
+    add_checker_option(group, "that accepts each proof before it is written")
     group.add_argument(
         "--prover",
         metavar="CMD",

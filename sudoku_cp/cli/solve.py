@@ -16,6 +16,7 @@ from .results_file import BatchOutput, add_results_file_options
 
 if TYPE_CHECKING:
     from ..api import PuzzleResult
+    from ..formats import PuzzleItem
 
 __all__ = ["add_parser", "run"]
 
@@ -126,18 +127,24 @@ def run(args: argparse.Namespace) -> int:
     backend_name = options.name_for(items)
     time_limit = clock if len(items) == 1 and args.time_limit is not None else args.time_limit
     certify = common.certify_directory(args)
+
+    def certified(todo: list[PuzzleItem], results: Iterator[PuzzleResult]) -> Iterator[PuzzleResult]:
+        """The results with their claims' certificates (--certify), or as they are."""
+        if certify is None:
+            return results
+        return certify_results(
+            todo,
+            results,
+            certify,
+            unique=args.unique,
+            checker=args.checker,
+            time_limit=args.time_limit,
+            executor=executor,
+            prover=args.prover,
+        )
+
     if len(items) == 1 and not args.json and args.output_file is None:
-        results = solve_items(items, options, unique=args.unique, time_limit=time_limit)
-        if certify is not None:
-            results = certify_results(
-                items,
-                results,
-                certify,
-                unique=args.unique,
-                checker=args.checker,
-                time_limit=args.time_limit,
-                prover=args.prover,
-            )
+        results = certified(items, solve_items(items, options, unique=args.unique, time_limit=time_limit))
         common.item_grid(items[0], name, args.puzzle)  # an unreadable puzzle is an error, not a status
         result = next(iter(results))
         if result.status is Status.INVALID:
@@ -152,17 +159,7 @@ def run(args: argparse.Namespace) -> int:
         executor=executor,
         notice=common.notice,
     )
-    if certify is not None:
-        results = certify_results(
-            todo,
-            results,
-            certify,
-            unique=args.unique,
-            checker=args.checker,
-            time_limit=args.time_limit,
-            executor=executor,
-            prover=args.prover,
-        )
+    results = certified(todo, results)
     before: Counter[Status] = Counter({Status(status): count for status, count in output.statuses().items()})
     return _show_batch(output, results, len(todo), before, backend_name, args)
 

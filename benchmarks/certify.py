@@ -7,7 +7,9 @@
    in a fresh process (output to a scratch file, read back only to confirm every answer) on the
    first ``--limit`` puzzles (default 1,000) of the forum-hardest corpus, J = 2 and 1, with and
    without ``--certify``: puzzles/s, and the ratio against the plain ``--jobs 2`` command of the
-   same run.  Every certificate is checked by the maker before it is written (default checker).
+   same run; the CPU seconds of all its processes (workers included) say how much of two cores
+   it got.  The commands take turns ``--repeat`` times (median).  Every certificate is checked by
+   the maker before it is written (default checker).
 2. **The cost of ``--certify`` per corpus**, in this process on one core: ``solve_items(...,
    unique=True)`` (the batch path of ``sudoku-cp solve``) against the same plus
    ``certify_results`` (what ``--certify`` adds: the prover, the checker, writing the files).
@@ -37,6 +39,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import resource
 import shutil
 import statistics
 import subprocess
@@ -103,6 +106,12 @@ def _run(argv: list[str], out: Path) -> float:
     return wall
 
 
+def _children_cpu() -> float:
+    """User + system CPU seconds of the finished child processes so far (their workers included)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 def _json_lines(path: Path) -> tuple[list[dict], dict]:
     lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     return lines[:-1], lines[-1]["summary"]
@@ -124,7 +133,6 @@ def throughput(puzzles: list[str], repeat: int, tmp: Path) -> Path:
     source = tmp / "forest.txt"
     source.write_text("\n".join(puzzles) + "\n")
     count = len(puzzles)
-    rows: list[tuple[str, float, str]] = []
     # Warm-up, not measured: numba's cache of the checker is filled (compiled when the code changed).
     warm = tmp / "warm.txt"
     warm.write_text("\n".join(puzzles[:4]) + "\n")
@@ -134,41 +142,46 @@ def throughput(puzzles: list[str], repeat: int, tmp: Path) -> Path:
     )
     kept = tmp / "certs-jobs2"
     print(f"\n## 1. Certified uniqueness, whole process ({count:,} forum-hardest puzzles; {_load()})\n")
-    for certify in (False, True):
-        for jobs in (2, 1):
-            walls = []
-            for attempt in range(repeat):
-                folder = tmp / f"certs-{jobs}-{attempt}"
-                shutil.rmtree(folder, ignore_errors=True)
-                argv = [_program(), "solve", "--unique", "--json", "--jobs", str(jobs), "--no-progress"]
-                if certify:
-                    argv[2:2] = ["--certify", str(folder)]
-                out = tmp / "out.jsonl"
-                walls.append(_run([*argv, str(source)], out))
-                results, summary = _json_lines(out)
-                if summary["solved"] != count:
-                    raise SystemExit(f"{' '.join(argv)}: {summary}")
-                if certify:
-                    named = sum(1 for result in results if result.get("certificate"))
-                    written = len(list(folder.glob("*.json")))
-                    if named != count or written != count:
-                        raise SystemExit(f"{count} puzzles, {named} certificates named, {written} written")
-                    if jobs == 2 and not kept.exists():
-                        folder.rename(kept)
-                    else:
-                        shutil.rmtree(folder)
-            flags = ("--certify DIR " if certify else "") + f"--jobs {jobs}"
-            rows.append((flags, statistics.median(walls), load_average()))
+    configs = [(certify, jobs) for certify in (False, True) for jobs in (2, 1)]
+    measured: dict[tuple[bool, int], list[tuple[float, float, str]]] = {config: [] for config in configs}
+    for attempt in range(repeat):  # the commands take turns, so a change of load hits them alike
+        for certify, jobs in configs:
+            folder = tmp / f"certs-{jobs}-{attempt}"
+            shutil.rmtree(folder, ignore_errors=True)
+            argv = [_program(), "solve", "--unique", "--json", "--jobs", str(jobs), "--no-progress"]
+            if certify:
+                argv[2:2] = ["--certify", str(folder)]
+            out = tmp / "out.jsonl"
+            cpu = _children_cpu()
+            wall = _run([*argv, str(source)], out)
+            measured[certify, jobs].append((wall, _children_cpu() - cpu, load_average()))
+            results, summary = _json_lines(out)
+            if summary["solved"] != count:
+                raise SystemExit(f"{' '.join(argv)}: {summary}")
+            if certify:
+                named = sum(1 for result in results if result.get("certificate"))
+                written = len(list(folder.glob("*.json")))
+                if named != count or written != count:
+                    raise SystemExit(f"{count} puzzles, {named} certificates named, {written} written")
+                if jobs == 2 and not kept.exists():
+                    folder.rename(kept)
+                else:
+                    shutil.rmtree(folder)
+    rows = []
+    for certify, jobs in configs:
+        runs = sorted(measured[certify, jobs])
+        wall, cpu, load = runs[len(runs) // 2]  # the median run
+        rows.append((("--certify DIR " if certify else "") + f"--jobs {jobs}", wall, cpu, load))
     base = rows[0][1]
     _row(
         ["`sudoku-cp solve --unique --json ...`", "whole process s", "puzzles/s", "ms per puzzle"]
-        + ["time vs plain `--jobs 2`", "load"]
+        + ["time vs plain `--jobs 2`", "CPU s (all processes)", "CPU / wall", "load"]
     )
-    print("|---|---:|---:|---:|---:|---:|")
-    for flags, wall, load in rows:
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for flags, wall, cpu, load in rows:
         _row(
             [f"`{flags}`", f"{wall:.2f}", f"{count / wall:,.1f}", f"{1000 * wall / count:.2f}"]
-            + [f"{wall / base:.2f}", load]
+            + [f"{wall / base:.2f}", f"{cpu:.2f}", f"{cpu / wall:.2f}", load]
         )
     certified = rows[2][1]
     verdict = "met" if count / certified >= 50 else "NOT met"

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,7 +32,6 @@ from ..limits import Deadline, TimeLimitReached
 from ..verify import solution_problem
 from .checkers import check_refutation, warm_checker
 from .cnf import CertificateCnf, nishio_cnf, sudoku_cnf
-from .drat import ProofVerdict
 from .formula import check_formula
 from .manifest import ManifestError, read_manifest
 
@@ -44,6 +43,9 @@ __all__ = [
     "manifest_paths",
     "placement_problem",
 ]
+
+if TYPE_CHECKING:  # the checker itself (numba) is imported when a proof is checked
+    from .drat import ProofVerdict
 
 _READ = 1 << 20
 

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import SudokuCpError
 from ..limits import Deadline
 from .cnf import CertificateCnf
-from .drat import ProofVerdict
+
+if TYPE_CHECKING:  # the checker itself (numba) is imported when a proof is checked
+    from .drat import ProofVerdict
 
 __all__ = [
     "CHECKERS",

@@ -27,10 +27,12 @@ between tokens, LF or CR ending a line, comment lines starting with ``c``; anyth
 rejected with its byte offset and line.  Literals beyond +-(2**31 - 1) are rejected; a proof may
 use variables beyond the formula's, at most ``EXTRA_VARS`` of them (arrays grow per variable).
 
-The proof streams in pieces of ``PIECE_BYTES``: a resumable byte-level parser turns each piece
-into literal arrays, then the checking kernel, whose state persists across pieces, replays those
-steps in calls of about ``WORK_BUDGET`` units of work so that Ctrl-C and the deadline are
-noticed between calls.  Memory is bounded by the live clauses: deleted clauses are compacted away.
+The proof is a file (plain text, or gzip told by its magic bytes whatever its name) or bytes; a
+damaged gzip stream is a verdict that does not hold, an unreadable file a ``ProofFileError``.  It
+streams in pieces of ``PIECE_BYTES``: a resumable byte-level parser turns each piece into literal
+arrays, then the checking kernel, whose state persists across pieces, replays those steps in calls
+of about ``WORK_BUDGET`` units of work so that Ctrl-C and the deadline are noticed between calls.
+Memory follows the live clauses: deleted clauses are compacted away.
 """
 
 from __future__ import annotations
@@ -49,8 +51,10 @@ from ..errors import SudokuCpError, excerpt
 from ..limits import Deadline, TimeLimitReached
 
 __all__ = [
+    "COMPACT_MIN",
     "EXTRA_VARS",
     "PIECE_BYTES",
+    "WORK_BUDGET",
     "ProofFileError",
     "ProofVerdict",
     "check_proof",
@@ -61,10 +65,10 @@ __all__ = [
 #: Bytes of (decompressed) proof text parsed and checked at a time.
 PIECE_BYTES = 4 << 20
 #: A proof may introduce at most this many variables beyond the formula's count (every variable
-#: costs about 20 bytes of arrays, so a stray huge literal cannot ask for gigabytes).
+#: costs about 24 bytes of arrays: at most about 100 MiB, never gigabytes for one stray literal).
 EXTRA_VARS = 1 << 22
-#: Units of work (watch visits, literals scanned) of one call of the checking kernel: about
-#: 10-60 ms, so that Ctrl-C and the deadline are noticed quickly.
+#: Units of work (watch visits, literals scanned, 16 per step) of one call of the checking kernel:
+#: a few tens of milliseconds at most, so that Ctrl-C and the deadline are noticed quickly.
 WORK_BUDGET = 1_000_000
 #: The clause store is compacted when its deleted literals outnumber both its live ones and this.
 COMPACT_MIN = 1 << 16

@@ -147,13 +147,20 @@ def test_gzip_members_read_by_the_gzip_program(tmp_path: Path) -> None:
 # ------------------------------------------------------------------- claims of every backend
 
 
-@pytest.mark.parametrize("backend", ["pysat", "cpsat", "dlx", "backtrack"])
+@pytest.mark.parametrize(
+    "backend", ["pysat", "pysat:glucose4", "cpsat", "cpsat:alldiff", "dlx", "backtrack", "program:cadical"]
+)
 def test_claims_of_every_backend_certified_on_every_shape(backend: str, tmp_path: Path) -> None:
+    options = BackendOptions(backend)
+    if backend.startswith("program:"):
+        if shutil.which("cadical") is None:
+            pytest.skip("no cadical program (Debian package cadical)")
+        options = BackendOptions("pysat", solver_cmd="cadical -q")
     seen: set[str] = set()
     for index, shape in enumerate(SHAPES):
         puzzles = _puzzles(shape, 10 + index, 8)
         items = [PuzzleItem(k, k + 1, grid) for k, grid in enumerate(puzzles)]
-        results = solve_items(items, BackendOptions(backend), unique=True)
+        results = solve_items(items, options, unique=True)
         for item, result in zip(
             items, certify_results(items, results, str(tmp_path), unique=True), strict=True
         ):

@@ -18,7 +18,7 @@ import numpy as np
 from ..executor import Executor, Work, run_ordered
 from ..formats import parse_grid
 from ..geometry import geometry_for_size
-from ..limits import Deadline, TimeLimitReached
+from ..limits import Deadline, ModelTooLarge, TimeLimitReached
 from .checkers import warm_checker
 from .manifest import Certificate, CertificateError, write_certificate
 
@@ -90,8 +90,13 @@ def make_certificate(
             made = certify_sudoku(
                 puzzle, item.claim, solution, checker=checker, deadline=deadline, prover=prover
             )
-    except CertificateError as error:
-        return _Made(None, str(error))
+    except (CertificateError, ModelTooLarge) as error:
+        why = (
+            str(error)
+            if isinstance(error, CertificateError)
+            else f"claim '{item.claim}' not certified: {error}"
+        )
+        return _Made(None, why)
     except TimeLimitReached as error:
         return _Made(None, f"claim '{item.claim}' not certified: {error}", unknown=True)
     return _Made(made)

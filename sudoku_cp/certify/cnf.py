@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
@@ -24,27 +23,40 @@ import numpy as np
 from ..cnf.dimacs import flat_dimacs_bytes
 from ..geometry import Geometry
 from ..grid import Grid
+from ..limits import check_memory
 
-__all__ = ["CertificateCnf", "compress", "nishio_cnf", "split_clauses", "sudoku_cnf"]
+__all__ = [
+    "BYTES_PER_CLAUSE",
+    "CertificateCnf",
+    "compress",
+    "nishio_cnf",
+    "split_clauses",
+    "sudoku_clauses",
+    "sudoku_cnf",
+]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
 class _Body:
-    """Clauses as flat literals (each clause ended by 0) with their DIMACS text and its gzip member,
-    made once: the clauses every puzzle of a geometry shares are one such body, cached."""
+    """Clauses as flat literals (each clause ended by 0) with their DIMACS text and, once asked,
+    its gzip member: the clauses every puzzle of a geometry shares are one such body, cached."""
 
-    flat: np.ndarray
-    text: bytes
-    packed: bytes
+    __slots__ = ("_packed", "flat", "text")
 
-    @classmethod
-    def of(cls, flat: np.ndarray, n_vars: int) -> _Body:
+    def __init__(self, flat: np.ndarray, n_vars: int) -> None:
         text = flat_dimacs_bytes(flat, n_vars)
-        return cls(flat, text[text.index(b"\n") + 1 :], b"")
+        self.flat = flat
+        self.text = text[text.index(b"\n") + 1 :]
+        self._packed: bytes | None = None
 
     def gzip(self) -> bytes:
-        """This body's text as one gzip member."""
-        return self.packed or compress(self.text)
+        """This body's text as one gzip member (made on the first call: a checker never asks)."""
+        if self._packed is None:
+            # The best level costs 0.04 s on the 9x9 clauses, seconds past a few MB for 1-2 %.
+            self._packed = compress(self.text, 9 if len(self.text) < _BEST_LEVEL_BYTES else 6)
+        return self._packed
+
+
+_BEST_LEVEL_BYTES = 4 << 20
 
 
 class CertificateCnf:
@@ -59,7 +71,7 @@ class CertificateCnf:
 
     def __init__(self, flat: np.ndarray | tuple[_Body, ...], n_vars: int) -> None:
         if isinstance(flat, np.ndarray):
-            flat = (_Body.of(np.asarray(flat, dtype=np.int32), n_vars),)
+            flat = (_Body(np.asarray(flat, dtype=np.int32), n_vars),)
         self._bodies = flat
         self._flat: np.ndarray | None = None
         self.n_vars = n_vars
@@ -155,14 +167,24 @@ def _sudoku_base(geometry: Geometry) -> _Body:
         parts.append(_with_ends(np.stack([-by_digit[:, i], -by_digit[:, j]], axis=2).reshape(-1, 2)))
     flat = np.concatenate(parts)
     flat.setflags(write=False)
-    body = _Body.of(flat, n**3)
-    return _Body(flat, body.text, compress(body.text, 9))  # made once per geometry: the best level
+    return _Body(flat, n**3)
+
+
+#: Bytes a certificate costs per clause of its CNF, all copies together: the literals, the text,
+#: the gzip member, the prover's share and the checker's arrays (measured on 9x9 to 25x25: 60-90).
+BYTES_PER_CLAUSE = 100
+
+
+def sudoku_clauses(n: int) -> int:
+    """Clauses of the Sudoku CNF of an n x n grid without givens: 4n^2 ALO, 4n^2 * n(n-1)/2 AMO."""
+    return 4 * n * n + 2 * n**3 * (n - 1)
 
 
 def sudoku_cnf(puzzle: Grid, solution: Grid | None = None) -> CertificateCnf:
     """The Sudoku CNF of ``puzzle`` (``unsat`` claims); with ``solution``, plus the clause blocking it
-    (``unique`` claims)."""
+    (``unique`` claims).  Raises ModelTooLarge, before building, when it cannot fit in memory."""
     n = puzzle.n
+    check_memory(f"the certificate CNF of a {n}x{n} grid", BYTES_PER_CLAUSE * sudoku_clauses(n))
     values = puzzle.values.reshape(-1).astype(np.int32)
     given = np.flatnonzero(values)
     givens = np.zeros(2 * given.size, dtype=np.int32)
@@ -171,14 +193,18 @@ def sudoku_cnf(puzzle: Grid, solution: Grid | None = None) -> CertificateCnf:
     if solution is not None:
         chosen = solution.values.reshape(-1).astype(np.int32)
         parts.append(np.append(-(np.arange(n * n, dtype=np.int32) * n + chosen), 0).astype(np.int32))
-    own = _Body.of(np.concatenate(parts), n**3)
+    own = _Body(np.concatenate(parts), n**3)
     return CertificateCnf((_sudoku_base(puzzle.geometry), own), n**3)
 
 
 def nishio_cnf(geometry: Geometry, mask: np.ndarray, cell: tuple[int, int]) -> CertificateCnf:
-    """The Nishio CNF of S (an (n, n) bool ``mask``) with the 0-based ``cell`` forced."""
+    """The Nishio CNF of S (an (n, n) bool ``mask``) with the 0-based ``cell`` forced.  Raises
+    ModelTooLarge, before building, when it cannot fit in memory."""
     n = geometry.n
     inside = np.asarray(mask, dtype=bool).reshape(-1)
+    per_unit = inside[_units(geometry)].sum(axis=1).astype(np.int64)
+    clauses = int((per_unit * (per_unit - 1) // 2).sum()) + per_unit.size + 1
+    check_memory(f"the Nishio certificate CNF of a {n}x{n} grid", BYTES_PER_CLAUSE * clauses)
     parts = []
     for unit in _units(geometry):
         chosen = unit[inside[unit]].astype(np.int32) + 1  # variable (R-1)n + C = cell index + 1

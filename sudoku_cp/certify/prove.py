@@ -18,7 +18,16 @@ import numpy as np
 from ..limits import Deadline, TimeLimitReached, solve_limited
 from .cnf import CertificateCnf
 
-__all__ = ["PROVER", "Decision", "decide", "program_info", "prover_info", "resolve_prover", "wheel_kissat"]
+__all__ = [
+    "PROVER",
+    "Decision",
+    "decide",
+    "program_info",
+    "prover_info",
+    "resolve_prover",
+    "wheel_kissat",
+    "without_deletions",
+]
 
 #: python-sat's name of the prover.
 PROVER = "cadical195"
@@ -58,9 +67,9 @@ def decide(
     """
     began = time.perf_counter()
     reduced = _reduced(cnf.flat, cnf.n_vars)
-    clauses, derived = reduced if reduced is not None else (cnf.clauses(), [])
+    clauses = reduced if reduced is not None else cnf.clauses()
     if prover is not None:
-        return _program(prover, clauses, derived, cnf.n_vars, proof, deadline, began)
+        return _program(prover, clauses, cnf.n_vars, proof, deadline, began)
     from pysat.solvers import Solver
 
     with Solver(name=PROVER, bootstrap_with=clauses, with_proof=proof) as solver:
@@ -73,10 +82,7 @@ def decide(
         lines = solver.get_proof() if proof else None
     text = None
     if lines is not None:
-        # The literals set before the solver started are the proof's first lemmas (each is RUP:
-        # unit propagation at the root of the full CNF sets it), then the solver's own proof.
-        head = "".join(f"{literal} 0\n" for literal in derived)
-        text = (head + "\n".join(lines) + ("\n" if lines else "")).encode("ascii")
+        text = ("\n".join(lines) + ("\n" if lines else "")).encode("ascii")
     return Decision(None, text, time.perf_counter() - began)
 
 
@@ -87,7 +93,6 @@ MAX_PROGRAM_PROOF = 512 * 2**20
 def _program(
     command: str,
     clauses: list[list[int]],
-    derived: list[int],
     n_vars: int,
     proof: bool,
     deadline: Deadline | None,
@@ -123,8 +128,7 @@ def _program(
                 raise SolverProgramError(
                     f"the prover {command!r} wrote a proof over {MAX_PROGRAM_PROOF} bytes"
                 )
-            head = "".join(f"{literal} 0\n" for literal in derived).encode("ascii")
-            text = head + path.read_bytes()
+            text = path.read_bytes()
     return Decision(None, text, time.perf_counter() - began)
 
 
@@ -174,15 +178,26 @@ def program_info(command: str) -> dict[str, str]:
     return {"name": os.path.basename(words[0]), "version": version, "command": command}
 
 
-def _reduced(flat: np.ndarray, n_vars: int) -> tuple[list[list[int]], list[int]] | None:
-    """What the solver is given instead of the whole CNF, and the literals it takes as set.
+def without_deletions(proof: bytes) -> bytes:
+    """A text DRAT proof without its deletion lines (those starting with 'd')."""
+    if b"d" not in proof:
+        return proof
+    lines = proof.split(b"\n")
+    return b"\n".join(line for line in lines if not line.lstrip().startswith(b"d"))
+
+
+def _reduced(flat: np.ndarray, n_vars: int) -> list[list[int]] | None:
+    """What the solver is given instead of the whole CNF.
 
     The CNF's unit clauses are propagated through its binary clauses (the givens exclude their
     peers: most of a Sudoku CNF); the clauses this assignment satisfies are left out and every
     assigned literal is given as a unit.  A model of what is left is a model of the CNF (each
-    clause left out holds one of the assigned literals); a refutation of it becomes one of the CNF
-    once the derived literals are its first lemmas.  None when the units clash (the full CNF is
-    then refuted by propagation alone) or nothing would be left out.
+    clause left out holds one of the assigned literals).  A refutation of it is one of the CNF as
+    it stands: every clause the solver saw is a clause of the CNF or one of those literals, and a
+    DRAT checker sets them all when it propagates the CNF's units at its root (so every lemma
+    RUP for the solver is RUP for the checker).  The checker has the last word on every proof.
+    None when the units clash (the full CNF is refuted by propagation alone) or nothing would
+    be left out.
     """
     ends = np.flatnonzero(flat == 0)
     starts = np.concatenate([[0], ends[:-1] + 1]).astype(np.int64)
@@ -219,5 +234,4 @@ def _reduced(flat: np.ndarray, n_vars: int) -> tuple[list[list[int]], list[int]]
     literals = (assigned * value[assigned]).tolist()
     from .cnf import split_clauses
 
-    clauses = [[literal] for literal in literals] + split_clauses(flat[kept])
-    return clauses, np.concatenate(derived).tolist()
+    return [[literal] for literal in literals] + split_clauses(flat[kept])

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import DATA, read_lines
 
 import sudoku_cp as sc
 from sudoku_cp.api import BackendOptions, certify_results, solve_items
@@ -428,3 +429,19 @@ def test_every_certifying_command_takes_the_second_prover(command: list[str], tm
     (manifest,) = tmp_path.glob("*.json")
     assert json.loads(manifest.read_text())["solver"]["name"] == "cadical"
     assert check_certificate(manifest).holds
+
+
+def test_a_9x9_certificate_stays_under_50_kb(tmp_path: Path) -> None:
+    lines = [line.split()[0] for line in read_lines(DATA / "clue17_100.txt", 5)]
+    for line in lines:
+        made = certify_sudoku(sc.parse_grid(line), "unique")
+        files = [write_certificate(tmp_path, made), *(tmp_path / name for name in made.files)]
+        assert sum(path.stat().st_size for path in files) < 50_000
+        proof = gzip.decompress(made.files[made.manifest["proof"]])
+        assert b"\nd " not in proof  # the deletions are left out: the proof checked without them
+
+
+def test_without_deletions_keeps_every_lemma() -> None:
+    from sudoku_cp.certify.prove import without_deletions
+
+    assert without_deletions(b"1 2 0\nd 1 2 3 0\nd1 0\nc note\n-1 0\n0\n") == b"1 2 0\nc note\n-1 0\n0\n"

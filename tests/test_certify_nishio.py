@@ -234,11 +234,11 @@ def test_a_wrong_closure_is_an_error_naming_the_claim(
 
 
 def _formula_holds(path: str) -> dict[str, Any]:
-    from sudoku_cp.certify.formula import check_formula
+    from sudoku_cp.certify.check import check_certificate
 
-    manifest = json.loads(Path(path).read_text())
-    holds, why = check_formula(manifest, Path(path).parent)
-    assert holds, why
+    check = check_certificate(path)
+    assert check.holds and check.claim == "formula", check.reason
+    manifest: dict[str, Any] = json.loads(Path(path).read_text())
     return manifest
 
 
@@ -272,14 +272,18 @@ def test_reduce_refuses_an_instance_too_large_to_certify(
 
 
 def test_a_formula_certificate_with_a_changed_cnf_fails(tmp_path: Path) -> None:
+    from sudoku_cp.certify.check import check_certificate
     from sudoku_cp.certify.cnf import compress
-    from sudoku_cp.certify.formula import certify_formula, check_formula
+    from sudoku_cp.certify.make import certify_formula
     from sudoku_cp.certify.manifest import CertificateError, write_certificate
 
     path = write_certificate(tmp_path, certify_formula(2, [[1, 2], [-1, 2], [1, -2], [-1, -2]]))
     assert _formula_holds(str(path))["clauses"] == 4
     manifest = json.loads(path.read_text())
     (tmp_path / manifest["cnf"]).write_bytes(compress(b"p cnf 2 3\n1 2 0\n-1 2 0\n1 -2 0\n"))
-    assert check_formula(manifest, tmp_path) == (False, "the CNF's SHA-256 differs from cnf_sha256")
+    check = check_certificate(path)
+    assert check.verdict == "fails" and "clauses" in check.reason, check.reason
+    (tmp_path / manifest["cnf"]).write_bytes(compress(b"p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1  -2 0\n"))
+    assert "canonical" in check_certificate(path).reason or "line" in check_certificate(path).reason
     with pytest.raises(CertificateError, match="claim 'formula' not certified: the formula has a model"):
         certify_formula(2, [[1, 2], [-1, 2], [1, -2]])

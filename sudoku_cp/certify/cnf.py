@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+from collections.abc import Sequence
 from functools import cache
 
 import numpy as np
@@ -29,7 +30,9 @@ __all__ = [
     "BYTES_PER_CLAUSE",
     "CertificateCnf",
     "compress",
+    "formula_cnf",
     "nishio_cnf",
+    "parse_canonical",
     "split_clauses",
     "sudoku_clauses",
     "sudoku_cnf",
@@ -213,3 +216,38 @@ def nishio_cnf(geometry: Geometry, mask: np.ndarray, cell: tuple[int, int]) -> C
         parts.append(_with_ends(np.stack([-chosen[i], -chosen[j]], axis=1)))
     parts.append(np.array([cell[0] * n + cell[1] + 1, 0], dtype=np.int32))
     return CertificateCnf(np.concatenate(parts), n * n)
+
+
+def formula_cnf(num_vars: int, clauses: Sequence[Sequence[int]]) -> CertificateCnf:
+    """The certificate CNF of a formula: its clauses in order, each ended by 0."""
+    if any(literal == 0 or abs(literal) > num_vars for clause in clauses for literal in clause):
+        raise ValueError(f"a literal is outside 1..{num_vars} or negated")
+    parts = [np.asarray([*clause, 0], dtype=np.int32) for clause in clauses]
+    flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
+    return CertificateCnf(flat, num_vars)
+
+
+def parse_canonical(text: bytes) -> tuple[int, list[list[int]]]:
+    """(V, clauses) of canonical DIMACS text; ValueError when it is not canonical."""
+    try:
+        lines = text.decode("ascii").split("\n")
+    except UnicodeDecodeError:
+        raise ValueError("the CNF is not ASCII text") from None
+    if not lines or lines[-1] != "":
+        raise ValueError("the CNF does not end with a newline")
+    head = lines[0].split(" ")
+    if len(head) != 4 or head[:2] != ["p", "cnf"] or not all(part.isdigit() for part in head[2:]):
+        raise ValueError("the CNF's first line is not 'p cnf V M'")
+    variables, count = int(head[2]), int(head[3])
+    clauses = []
+    for number, line in enumerate(lines[1:-1], start=2):
+        words = line.split(" ")
+        if words[-1] != "0" or not all(w.lstrip("-").isdigit() and w not in ("-0", "0") for w in words[:-1]):
+            raise ValueError(f"the CNF's line {number} is not a clause ended by ' 0'")
+        clause = [int(w) for w in words[:-1]]
+        if any(abs(literal) > variables for literal in clause):
+            raise ValueError(f"the CNF's line {number} has a literal outside 1..{variables}")
+        clauses.append(clause)
+    if len(clauses) != count:
+        raise ValueError(f"the CNF's header says {count} clauses, it holds {len(clauses)}")
+    return variables, clauses

@@ -11,6 +11,7 @@ them, the process that owns the folder writes them with ``manifest.write_certifi
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -23,11 +24,11 @@ from ..limits import Deadline
 from ..verify import solution_problem
 from .check import placement_problem
 from .checkers import check_refutation, checker_info
-from .cnf import CertificateCnf, compress, nishio_cnf, sudoku_cnf
+from .cnf import CertificateCnf, compress, formula_cnf, nishio_cnf, sudoku_cnf
 from .manifest import FORMAT, VERSION, Certificate, CertificateError, manifest_stem
 from .prove import Decision, decide, program_info, prover_info, without_deletions
 
-__all__ = ["SUDOKU_CLAIMS", "certify_closure", "certify_sudoku"]
+__all__ = ["SUDOKU_CLAIMS", "certify_closure", "certify_formula", "certify_sudoku"]
 
 SUDOKU_CLAIMS = ("unsat", "unique", "multiple")
 
@@ -212,4 +213,35 @@ def certify_closure(
     manifest["closure"] = _cell_list(covered)
     manifest["witnesses"] = witnesses
     manifest["eliminated"] = eliminated
+    return Certificate(stem, _tail(manifest, checker, prover, began), files)
+
+
+def certify_formula(
+    num_vars: int,
+    clauses: Sequence[Sequence[int]],
+    *,
+    source: str | None = None,
+    checker: str = "sudoku_cp",
+    deadline: Deadline | None = None,
+    prover: str | None = None,
+) -> Certificate:
+    """The certificate that a CNF formula has no model (the ``formula`` claim; ``source``: its name,
+    recorded as given).  Raises CertificateError when it has one or the proof does not check,
+    TimeLimitReached on the deadline."""
+    began = time.perf_counter()
+    cnf = formula_cnf(num_vars, clauses)
+    stem = manifest_stem("formula", cnf.sha256())
+    manifest: dict[str, Any] = {"format": FORMAT, "version": VERSION, "claim": "formula"}
+    if source is not None:
+        manifest["source"] = source
+    manifest["variables"] = int(num_vars)
+    manifest["clauses"] = len(clauses)
+    try:
+        decision = decide(cnf, proof=True, deadline=deadline, prover=prover)
+        if decision.model is not None:
+            raise CertificateError("the formula has a model")
+        entry, files = _refuted(cnf, decision, checker, deadline, stem)
+    except (CertificateError, SolverProgramError) as error:
+        raise CertificateError(f"claim 'formula' not certified: {error}") from None
+    manifest.update(entry)
     return Certificate(stem, _tail(manifest, checker, prover, began), files)

@@ -441,8 +441,7 @@ def certify_reduction(
     ``certificate_errors`` (claims that could not be certified, naming the claim) with
     ``certificate_refused`` True when the instance was too large to certify.
     """
-    from ..certify.formula import certify_formula
-    from ..certify.make import certify_closure
+    from ..certify.make import certify_closure, certify_formula
     from ..certify.manifest import CertificateError, write_certificate
     from ..limits import TimeLimitReached
 

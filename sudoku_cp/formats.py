@@ -52,6 +52,7 @@ __all__ = [
     "grid_rows",
     "grid_to_json",
     "parse_grid",
+    "parse_line",
     "parse_puzzles",
     "json_dumps",
     "read_text",
@@ -391,6 +392,12 @@ def _parse_single(text: str, box: tuple[int, int] | None, first_line: int = 1) -
             f"{as_symbols.n}x{as_symbols.n} grid of symbols; name one with --format ints or --format grid"
         )
     return as_symbols
+
+
+def parse_line(text: str, box: tuple[int, int]) -> Grid:
+    """Read a grid written by ``format_line`` (symbols up to side 61, integers past it)."""
+    fmt = GridFormat.INTS if box[0] * box[1] > len(SYMBOLS) else GridFormat.LINE
+    return parse_grid(text, box=box, fmt=fmt)
 
 
 def parse_grid(text: str, *, box: tuple[int, int] | None = None, fmt: GridFormat | None = None) -> Grid:

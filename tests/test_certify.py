@@ -445,3 +445,24 @@ def test_without_deletions_keeps_every_lemma() -> None:
     from sudoku_cp.certify.prove import without_deletions
 
     assert without_deletions(b"1 2 0\nd 1 2 3 0\nd1 0\nc note\n-1 0\n0\n") == b"1 2 0\nc note\n-1 0\n0\n"
+
+
+def test_grids_past_side_61_are_written_and_read_as_integers(tmp_path: Path) -> None:
+    from sudoku_cp.formats import parse_line
+
+    geometry = geometry_for_size(64, (8, 8))
+    first = random_solution(geometry, np.random.default_rng(1))
+    second = sc.Grid(geometry, first.values % 64 + 1)  # the digits relabelled: another solution
+    assert parse_line(format_line(first), (8, 8)) == first
+    manifest = {
+        "format": "sudoku_cp certificate",
+        "version": 1,
+        "claim": "multiple",
+        "box": "8x8",
+        "puzzle": format_line(sc.Grid.empty(geometry)),
+        "solutions": [format_line(first), format_line(second)],
+    }
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(manifest))
+    check = check_certificate(path)
+    assert check.holds, check.reason

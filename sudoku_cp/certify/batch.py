@@ -16,7 +16,7 @@ from itertools import islice
 import numpy as np
 
 from ..executor import Executor, Work, run_ordered
-from ..formats import parse_grid
+from ..formats import parse_line
 from ..geometry import geometry_for_size
 from ..limits import Deadline, ModelTooLarge, TimeLimitReached
 from .checkers import warm_checker
@@ -85,8 +85,8 @@ def make_certificate(
         else:
             if item.puzzle is None:
                 raise CertificateError(f"a '{item.claim}' claim needs its puzzle")
-            puzzle = parse_grid(item.puzzle, box=item.box)
-            solution = None if item.solution is None else parse_grid(item.solution, box=item.box)
+            puzzle = parse_line(item.puzzle, item.box)
+            solution = None if item.solution is None else parse_line(item.solution, item.box)
             made = certify_sudoku(
                 puzzle, item.claim, solution, checker=checker, deadline=deadline, prover=prover
             )

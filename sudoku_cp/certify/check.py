@@ -25,10 +25,10 @@ import numpy as np
 
 from ..errors import excerpt
 from ..executor import Executor, Work, run_ordered
-from ..formats import ParseError, parse_grid
+from ..formats import ParseError, parse_line
 from ..geometry import Geometry, GeometryError, geometry_for_size, parse_box
 from ..grid import Grid
-from ..limits import Deadline, TimeLimitReached
+from ..limits import Deadline, ModelTooLarge, TimeLimitReached
 from ..verify import solution_problem
 from .checkers import check_refutation, warm_checker
 from .cnf import CertificateCnf, formula_cnf, nishio_cnf, parse_canonical, sudoku_cnf
@@ -126,7 +126,7 @@ def _check_one(path: str, checker: str, time_limit: float | None) -> Certificate
         return check_certificate(path, checker=checker, deadline=Deadline(time_limit))
     except ManifestError as error:
         return CertificateCheck(path, None, "unreadable", str(error), time.perf_counter() - began)
-    except TimeLimitReached as error:
+    except (TimeLimitReached, ModelTooLarge) as error:  # no verdict: the check could not be made
         return CertificateCheck(path, None, "unknown", str(error), time.perf_counter() - began)
 
 
@@ -170,7 +170,7 @@ def _grid(manifest: dict[str, Any], key: str, geometry: Geometry, text: object |
     if not isinstance(value, str):
         raise _Fails(f'"{key}" must be a grid in one-line form, got {excerpt(value)}')
     try:
-        grid = parse_grid(value, box=(geometry.p, geometry.q))
+        grid = parse_line(value, (geometry.p, geometry.q))
     except ParseError as error:
         raise _Fails(f'"{key}": {error}') from None
     if grid.geometry != geometry:

@@ -419,7 +419,6 @@ def test_a_check_past_its_time_limit_is_unknown(folder: Path) -> None:
     [
         ["count", "--box", "2x2", "42..3..2.1......"],
         ["nishio", "--puzzle", HARD, "--digit", "7", "--json"],
-        ["generate", "--box", "2x2", "--count", "1", "--seed", "1", "--json"],
     ],
 )
 def test_every_certifying_command_takes_the_second_prover(command: list[str], tmp_path: Path) -> None:

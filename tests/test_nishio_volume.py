@@ -74,8 +74,10 @@ def test_dag_and_sat_agree_on_2000_random_sets(shape: tuple[int, int]) -> None:
     check_family_properties(closures, kinds)
     check_matching_contains(masks, closures)
     sat = make_method("sat")
-    for k, mask in enumerate(masks):
-        assert np.array_equal(sat.closure(NishioInstance(g, mask)), closures[k]), k
+    # The SAT covering loop on every second set: 1,000 a shape keep the comparison strong, and the
+    # loop over all 2,000 16x16 sets was the default run's slowest test (20 s).
+    for k in range(0, len(masks), 2):
+        assert np.array_equal(sat.closure(NishioInstance(g, masks[k])), closures[k]), k
 
 
 @pytest.mark.parametrize("shape", [(3, 4), (4, 3)], ids=lambda s: f"{s[0]}x{s[1]}")

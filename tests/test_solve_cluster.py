@@ -166,3 +166,17 @@ def test_a_local_cluster_without_dask_names_the_extra(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "sudoku_cp[dask]" in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and done.stdout == ""
+
+
+@pytest.mark.timeout(240)
+def test_certificates_made_on_a_local_cluster_are_written_here_and_hold(tmp_path: Path) -> None:
+    _needs_dask()
+    from sudoku_cp.certify.check import check_certificate
+
+    path = _mixed_batch(tmp_path)
+    certs = tmp_path / "certs"
+    run = _run("--unique", "--certify", str(certs), "--cluster", "local:2", str(path))
+    lines = [json.loads(line) for line in run.stdout.splitlines()]
+    answered = [line for line in lines if line.get("status") in ("solved", "unsat", "multiple")]
+    assert len(answered) == 60, run.stderr  # the bad lines are invalid: they claim nothing
+    assert all(check_certificate(line["certificate"]).holds for line in answered)

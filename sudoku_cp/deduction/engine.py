@@ -22,7 +22,7 @@ from ..grid import Grid
 from ..limits import Deadline, TimeLimitReached
 from ..outcome import REASON_TIME_LIMIT, Status
 from .board import Board, Contradiction
-from .proof import StepProver
+from .proof import StepProof, StepProver
 from .rules import Rule, select_rules
 from .rules.local import LOCAL_RULES, run_local
 from .step import Step
@@ -71,6 +71,18 @@ def _check_step(board: Board, rule: Rule, step: Step) -> None:
             )
 
 
+def _unproved(rule: Rule, proof: StepProof) -> str:
+    """Why a step whose proof came back unknown ends the deduction (it is not applied)."""
+    if proof.reason == REASON_TIME_LIMIT:
+        return f"{REASON_TIME_LIMIT} while proving a step of {rule.name}"
+    if rule.uniqueness:
+        return (
+            f"the uniqueness rule {rule.name} assumes a unique solution, which was not proved"
+            f" ({proof.reason or 'uniqueness undecided'})"
+        )
+    return f"a step of {rule.name} was not proved ({proof.reason or proof.status.value})"
+
+
 def deduce(
     grid: Grid,
     rules: Sequence[Rule] | None = None,
@@ -83,7 +95,10 @@ def deduce(
     """Solve ``grid`` by the rules (all non-uniqueness rules by default), never guessing.
 
     ``check``: prove each step by SAT as soon as it is found (``proof.StepProver``, one step at a
-    time even when not recording); a step the solver refutes raises ``proof.StepNotProved``.
+    time even when not recording); a step the solver refutes raises ``proof.StepNotProved``.  A
+    step whose proof is unknown (the time limit, or a uniqueness rule on a puzzle not proved
+    unique) is not applied: the deduction stops there, unknown, its reason naming the rule; and
+    a contradiction is unsat only once the solver confirms the puzzle has no solution.
     """
     chosen = tuple(rules) if rules is not None else select_rules()
     counts = {rule.name: 0 for rule in chosen}
@@ -140,7 +155,9 @@ def deduce(
                     continue
                 _check_step(board, rule, step)
                 if prover is not None:
-                    prover.prove(step, uniqueness=rule.uniqueness, strict=True)
+                    proof = prover.prove(step, uniqueness=rule.uniqueness, strict=True)
+                    if not proof.ok:  # nothing may rest on an unproved step: stop before applying it
+                        return finish(Status.UNKNOWN, _unproved(rule, proof))
                 board.apply(step.placements, step.eliminations)
                 counts[rule.name] += 1
                 if record or rule.local_id < 0:  # the rating reads the chain steps even when not recording
@@ -150,8 +167,9 @@ def deduce(
             else:
                 return finish(Status.STUCK)
     except Contradiction as exc:
-        if prover is not None:
-            prover.confirm_unsat(str(exc))
+        if prover is not None and not prover.confirm_unsat(str(exc)).ok:
+            # The solver was stopped before it agreed: the rules' word alone is no unsat verdict.
+            return finish(Status.UNKNOWN, f"{REASON_TIME_LIMIT} while confirming the contradiction ({exc})")
         return finish(Status.UNSAT, str(exc))
     except TimeLimitReached:
         return finish(Status.UNKNOWN, REASON_TIME_LIMIT)

@@ -13,7 +13,7 @@ The model takes no propagation either (the optimized encoding would decide candi
 ``sudoku_cp.propagation`` before the solver sees them), so the proof is independent of every
 rule and of the propagation code.  On a puzzle with no solution every step is proved (anything
 follows from a contradiction); what matters there is the engine's verdict, which
-``confirm_unsat`` checks.
+``confirm_unsat`` checks (a check the deadline stops leaves the verdict unknown, never unsat).
 
 Uniqueness rules (``Rule.uniqueness``) assume the puzzle has exactly one solution.  Their steps
 are proved the same way, and the proof holds exactly when the puzzle is unique: a uniqueness step
@@ -269,11 +269,18 @@ class StepProver:
         if guard is not None and self._solver is not None:
             self._solver.add_clause([-guard])
 
-    def confirm_unsat(self, reason: str) -> None:
-        """Raise ``StepNotProved`` unless the puzzle has no solution, as the rules concluded
-        (``reason``: their contradiction); a stopped search confirms nothing and raises nothing."""
-        if self._solve([]) is not True:
-            return
+    def confirm_unsat(self, reason: str) -> StepProof:
+        """Check that the puzzle has no solution, as the rules concluded (``reason``: their
+        contradiction): a proved proof when it has none, ``StepNotProved`` when it has one.
+
+        A stopped search confirms nothing: the proof is then unknown (time limit), and the caller
+        must not report the puzzle unsat on the rules' word alone.
+        """
+        answer = self._solve([])
+        if answer is False:
+            return StepProof("contradiction", ProofStatus.PROVED, 1, 1)
+        if answer is None:
+            return StepProof("contradiction", ProofStatus.UNKNOWN, 0, 1, reason=REASON_TIME_LIMIT)
         claim = f"the rules found a contradiction ({reason})"
         proof = StepProof("contradiction", ProofStatus.FAILED, 0, 1, None, self._solution(), claim)
         raise StepNotProved(proof, self.puzzle.geometry)

@@ -26,7 +26,13 @@ Sizes (vertices / arcs): 9x9 290 / 936, 16x16 19,442 / 100,000, 25x25 4,528,052 
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import inspect
+import json
 import os
+import re
+import secrets
 import shutil
 import tempfile
 import threading
@@ -183,8 +189,22 @@ _build_lock = threading.Lock()
 
 #: Graphs this large (20x20 and 25x25, seconds to build) are also kept on disk between processes.
 DISK_CACHE_MIN_SIDE = 20
-_CACHE_VERSION = 1
 _ARRAYS = ("masks", "layer", "start", "head", "label")
+_MANIFEST = "manifest.json"
+#: Folder names of graphs written by other builder code (or by the old hand-numbered versions):
+#: each 25x25 one holds about 300 MB, so a save removes those of its own shape.
+_FOLDER = re.compile(r"nishio-dag-(?:v\d+-(\d+)x(\d+)|(\d+)x(\d+)-[0-9a-f]{16})")
+
+
+def _dtypes(n: int) -> dict[str, np.dtype]:
+    """The dtype of each array of an n x n graph (part of the disk cache's key, checked on load)."""
+    return {
+        "masks": np.dtype(np.int64),
+        "layer": np.dtype(np.int8),
+        "start": np.dtype(np.int64),
+        "head": np.dtype(np.int32),
+        "label": np.dtype(np.int16 if n * n < 2**15 else np.int32),
+    }
 
 
 def cache_directory() -> Path | None:
@@ -199,43 +219,131 @@ def cache_directory() -> Path | None:
     return Path(base) / "sudoku_cp"
 
 
+@cache
+def _code_hash() -> str | None:
+    """SHA-256 of the source of every function that builds the graph, or None without source.
+
+    A graph on disk is only as right as the code that wrote it: keyed by this, an edit to the
+    builder is never answered with a graph the old code built (no version number to forget).
+    """
+    digest = hashlib.sha256()
+    try:
+        for function in _BUILDER_CODE:
+            digest.update(inspect.getsource(getattr(function, "py_func", function)).encode())
+    except (OSError, TypeError):
+        return None  # installed without source: nothing to key the cache by, so it is not used
+    return digest.hexdigest()
+
+
+def _cache_key(p: int, q: int) -> str | None:
+    """The disk cache's key of a p x q graph: the builder's code, the shape and the array dtypes."""
+    code = _code_hash()
+    if code is None:
+        return None
+    dtypes = {name: dtype.str for name, dtype in _dtypes(p * q).items()}
+    described = json.dumps({"code": code, "p": p, "q": q, "dtypes": dtypes}, sort_keys=True)
+    return hashlib.sha256(described.encode()).hexdigest()
+
+
 def _cache_path(p: int, q: int) -> Path | None:
     folder = cache_directory()
-    return None if folder is None else folder / f"nishio-dag-v{_CACHE_VERSION}-{p}x{q}"
+    key = _cache_key(p, q)
+    return None if folder is None or key is None else folder / f"nishio-dag-{p}x{q}-{key[:16]}"
 
 
-def _load_cached(p: int, q: int) -> NishioDag | None:
-    """The graph saved by an earlier process, or None when absent or inconsistent."""
-    path = _cache_path(p, q)
-    if path is None or not path.is_dir():
-        return None
+def _checksum(array: np.ndarray) -> str:
+    """SHA-256 of an array's bytes (C order)."""
+    return hashlib.sha256(np.ascontiguousarray(array).view(np.uint8).data).hexdigest()
+
+
+def _read_verified(path: Path, p: int, q: int) -> NishioDag | None:
+    """The graph in ``path`` when its manifest names this code's key and every array matches its
+    recorded dtype, shape and checksum; None for anything else (truncated, damaged, foreign)."""
+    key = _cache_key(p, q)
+    expected = _dtypes(p * q)
     try:
-        arrays = {name: np.load(path / f"{name}.npy", allow_pickle=False) for name in _ARRAYS}
-    except (OSError, ValueError):
-        arrays = {}
+        manifest = json.loads((path / _MANIFEST).read_text(encoding="utf-8"))
+        if not isinstance(manifest, dict) or manifest.get("key") != key:
+            return None
+        recorded = manifest.get("arrays")
+        if not isinstance(recorded, dict) or set(recorded) != set(_ARRAYS):
+            return None
+        arrays: dict[str, np.ndarray] = {}
+        for name in _ARRAYS:
+            entry = recorded[name]
+            array = np.load(path / f"{name}.npy", allow_pickle=False)
+            if (
+                not isinstance(entry, dict)
+                or array.dtype != expected[name]
+                or array.ndim != 1
+                or [len(array)] != entry.get("shape")
+                or _checksum(array) != entry.get("sha256")
+            ):
+                return None
+            arrays[name] = array
+    except (OSError, ValueError, EOFError, SyntaxError, UnicodeError):
+        return None  # unreadable: np.load and json report damage as these
     n = p * q
-    consistent = len(arrays) == len(_ARRAYS)
-    if consistent:
-        masks, layer, start, head, label = (arrays[name] for name in _ARRAYS)
-    consistent = consistent and (
+    masks, layer, start, head, label = (arrays[name] for name in _ARRAYS)
+    # The checksums prove the bytes are the ones written; the shape checks keep the kernels,
+    # which index without bounds checks, safe even from a writer that was itself wrong.
+    if not (
         len(masks) == len(layer) == len(start) - 1
+        and len(masks) >= 2
         and len(head) == len(label) == int(start[-1])
         and int(masks[0]) == 0
         and int(masks[-1]) == (1 << n) - 1
         and int(layer[-1]) == n
-    )
-    if not consistent:
-        shutil.rmtree(path, ignore_errors=True)  # damaged: the next build writes it anew
+    ):
         return None
     for array in arrays.values():
         array.setflags(write=False)
     return NishioDag(n, p, q, masks, layer, start, head, label)
 
 
+def _discard(path: Path) -> None:
+    """Take a bad cache entry out of the way: renamed first (one atomic step, so no other process
+    reads it half-deleted), then deleted."""
+    trash = path.with_name(f"{path.name}.bad-{os.getpid()}-{secrets.token_hex(4)}")
+    try:
+        os.rename(path, trash)
+    except OSError:
+        return  # gone already (another process discarded it), or not ours to move
+    if trash.is_dir() and not trash.is_symlink():
+        shutil.rmtree(trash, ignore_errors=True)
+    else:
+        trash.unlink(missing_ok=True)
+
+
+def _load_cached(p: int, q: int) -> NishioDag | None:
+    """The graph saved by an earlier process of the same builder code, or None when absent, damaged
+    or foreign (a damaged or foreign entry is discarded, so the next save replaces it)."""
+    path = _cache_path(p, q)
+    if path is None or not os.path.lexists(path):
+        return None
+    dag = _read_verified(path, p, q)
+    if dag is None:
+        _discard(path)
+    return dag
+
+
+def _prune_other_versions(path: Path, p: int, q: int) -> None:
+    """Delete graphs of this shape written by other builder code (never read again)."""
+    for other in path.parent.iterdir():
+        found = _FOLDER.fullmatch(other.name)
+        if found is None or other.name == path.name:
+            continue
+        shape = found.group(1, 2) if found.group(1) else found.group(3, 4)
+        if shape == (str(p), str(q)):
+            _discard(other)
+
+
 def _save_cached(dag: NishioDag) -> None:
-    """Write the graph for later processes: into a private folder, then renamed into place."""
+    """Write the graph for later processes: arrays and their manifest into a private folder, then
+    renamed into place, so a reader sees a whole entry or none."""
     path = _cache_path(dag.p, dag.q)
-    if path is None or path.exists():
+    key = _cache_key(dag.p, dag.q)
+    if path is None or key is None or os.path.lexists(path):
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -243,11 +351,43 @@ def _save_cached(dag: NishioDag) -> None:
     except OSError:
         return  # a read-only disk only costs the next process a rebuild
     try:
+        recorded = {}
         for name in _ARRAYS:
-            np.save(scratch / f"{name}.npy", getattr(dag, name), allow_pickle=False)
+            array = getattr(dag, name)
+            np.save(scratch / f"{name}.npy", array, allow_pickle=False)
+            recorded[name] = {"dtype": array.dtype.str, "shape": [len(array)], "sha256": _checksum(array)}
+        manifest = {"key": key, "code": _code_hash(), "p": dag.p, "q": dag.q, "arrays": recorded}
+        (scratch / _MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
         os.rename(scratch, path)  # fails when another process got there first
     except OSError:
         shutil.rmtree(scratch, ignore_errors=True)
+        return
+    with contextlib.suppress(OSError):  # a stale entry left behind only costs disk space
+        _prune_other_versions(path, dag.p, dag.q)
+
+
+def _construct(p: int, q: int) -> NishioDag:
+    """Build the graph (no cache)."""
+    n = p * q
+    dtypes = _dtypes(n)
+    masks = _enumerate_vertices(n, p)
+    layer = np.bitwise_count(masks.astype(np.uint64)).astype(dtypes["layer"])
+    order = np.argsort(layer, kind="stable")
+    masks = masks[order]
+    layer = layer[order]
+    index_of = np.full(1 << n, -1, dtype=np.int32)
+    index_of[masks] = np.arange(len(masks), dtype=np.int32)
+    start, head, row = _build_arcs(masks, index_of, n, p)
+    del index_of
+    tails = np.repeat(np.arange(len(masks)), np.diff(start))
+    label = (row.astype(np.int32) * n + layer[tails].astype(np.int32)).astype(dtypes["label"])
+    for array in (masks, layer, start, head, label):
+        array.setflags(write=False)
+    return NishioDag(n, p, q, masks, layer, start, head, label)
+
+
+#: The code whose source keys the disk cache: everything that decides the arrays' contents.
+_BUILDER_CODE = (_band_counts_ok, _enumerate_vertices, _fill_band_counts, _build_arcs, _dtypes, _construct)
 
 
 @cache
@@ -257,22 +397,7 @@ def _build(p: int, q: int) -> NishioDag:
         cached = _load_cached(p, q)
         if cached is not None:
             return cached
-    masks = _enumerate_vertices(n, p)
-    layer = np.bitwise_count(masks.astype(np.uint64)).astype(np.int8)
-    order = np.argsort(layer, kind="stable")
-    masks = masks[order]
-    layer = layer[order]
-    index_of = np.full(1 << n, -1, dtype=np.int32)
-    index_of[masks] = np.arange(len(masks), dtype=np.int32)
-    start, head, row = _build_arcs(masks, index_of, n, p)
-    del index_of
-    tails = np.repeat(np.arange(len(masks)), np.diff(start))
-    label = (row.astype(np.int32) * n + layer[tails].astype(np.int32)).astype(
-        np.int16 if n * n < 2**15 else np.int32
-    )
-    for array in (masks, layer, start, head, label):
-        array.setflags(write=False)
-    dag = NishioDag(n, p, q, masks, layer, start, head, label)
+    dag = _construct(p, q)
     if n >= DISK_CACHE_MIN_SIDE:
         _save_cached(dag)
     return dag

@@ -5,10 +5,14 @@ variables only), so it suits small counts; the time limit covers all runs togeth
 
 Every answer is checked.  A model is decoded and checked as a grid like any backend's.  A
 program's UNSAT claim (no solution, no second solution under uniqueness, no further solution
-when counting) is confirmed by the built-in SAT solver (python-sat, ``CONFIRM_SOLVER``) on the
-same CNF, blocking clauses included, within what is left of the time limit: a claim the
-confirmation refutes is a BackendError naming the program's wrong claim (so ``solve`` says
-unknown, never unsat).  ``trust=True`` skips the confirmation for speed; the result then says
+when counting), and a contradiction our own propagation finds while encoding (no program runs
+then), are confirmed by another path than the one that produced them: python-sat's CaDiCaL
+(``CONFIRM_SOLVER``) on the plain ``extended`` encoding of ``certify.cnf.sudoku_cnf`` (the
+certificates' trusted CNF, built from the specification, not by the optimized encoders the
+program's CNF comes from), the solutions found blocked, within what is left of the time limit.
+A claim the confirmation refutes is a BackendError naming the wrong claim (so ``solve`` says
+unknown, never unsat); a confirmation the time limit stops leaves the answer unknown.
+``trust=True`` skips the confirmation of the program's claims for speed; the result then says
 so in its stats (``UNVERIFIED`` = 1).
 """
 
@@ -19,19 +23,21 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..certify.cnf import sudoku_cnf
+from ..certify.prove import PROVER
 from ..cnf.dimacs import SolverProgramError
-from ..cnf.sudoku import AmoEncoding, CnfEncoding, SudokuCnf, encode_cnf
+from ..cnf.sudoku import AmoEncoding, CnfEncoding, encode_cnf
 from ..cnf.varmap import DecodeError
 from ..grid import Grid
-from ..limits import Deadline, solve_limited
+from ..limits import Deadline, ModelTooLarge, solve_limited
 from ..outcome import REASON_TIME_LIMIT
 from .base import BackendError, SearchResult, checked_solutions
 from .program import run_solver_program
 
 __all__ = ["CONFIRM_SOLVER", "UNVERIFIED", "ProgramBackend"]
 
-CONFIRM_SOLVER = "cadical195"
-"""The python-sat solver that confirms a program's UNSAT claims."""
+CONFIRM_SOLVER = PROVER
+"""The python-sat solver that confirms UNSAT claims (the certificates' prover, CaDiCaL 1.9.5)."""
 UNVERIFIED = "unverified_unsat"
 """Stats key, 1 when the search ended on a program's UNSAT claim taken unchecked (``trust``)."""
 
@@ -67,8 +73,11 @@ class ProgramBackend:
         deadline = Deadline(time_limit)
         cnf = encode_cnf(puzzle, self.encoding, self.amo)
         empty = np.zeros((0, n, n), np.int16)
-        if cnf.contradiction:  # our own propagation's proof: nothing to confirm
-            return SearchResult(empty, True)
+        if cnf.contradiction:
+            # Our propagation's contradiction is a claim like any other: a bug there must not
+            # become "no solution", so the extended encoding has to agree before we say it.
+            unconfirmed = self._confirm_unsat(puzzle, [], deadline, claimant=None)
+            return SearchResult(empty, unconfirmed is None, reason=unconfirmed)
         # The model's clauses are made again, a chunk at a time, for each run; then one blocking
         # clause per solution found.
         blocking: list[np.ndarray] = []
@@ -101,7 +110,7 @@ class ProgramBackend:
                     stats[UNVERIFIED] = 1
                     complete = True
                 else:
-                    reason = self._confirm_unsat(puzzle, cnf, blocking, len(found), deadline)
+                    reason = self._confirm_unsat(puzzle, found, deadline, claimant=self.command)
                     complete = reason is None
                 break
             if answer.model is None:  # parse_solver_output gives a model with every SAT answer
@@ -121,32 +130,55 @@ class ProgramBackend:
         return SearchResult(stack if keep else stack[:0], complete, count=count, stats=stats, reason=reason)
 
     def _confirm_unsat(
-        self, puzzle: Grid, cnf: SudokuCnf, blocking: Sequence[np.ndarray], known: int, deadline: Deadline
+        self, puzzle: Grid, found: Sequence[np.ndarray], deadline: Deadline, *, claimant: str | None
     ) -> str | None:
-        """Check the program's UNSAT claim with python-sat: None when confirmed, else why not.
+        """Check an UNSAT claim (no solution beyond ``found``) on the plain extended encoding:
+        None when confirmed, else the unknown reason.
 
-        A time limit reached first is the unknown reason; a model found refutes the claim (a
-        BackendError naming it, after the model is checked as a grid).
+        ``claimant`` is the program that made the claim, None for our own propagation.  A time
+        limit reached first, or an extended CNF too large for memory, is the unknown reason; a
+        model found refutes the claim (a BackendError naming it, after the model is checked as
+        a grid).
         """
         from pysat.solvers import Solver
 
-        with Solver(name=CONFIRM_SOLVER) as solver:
-            for block in itertools.chain(cnf.blocks(), blocking):
-                rows = np.asarray(block).tolist()
-                solver.append_formula([[lit for lit in row if lit] for row in rows])
+        who = (
+            f"the UNSAT claim of solver program {claimant!r}"
+            if claimant
+            else "our propagation's contradiction"
+        )
+        known = checked_solutions(puzzle, np.stack(found), self.name) if found else None
+        try:
+            # The first solution found is blocked by sudoku_cnf itself; any further ones (counting)
+            # by the same clause in the same numbering.
+            first = None if known is None else puzzle.with_values(known[0])
+            clauses = sudoku_cnf(puzzle, first).clauses()
+        except ModelTooLarge as error:
+            return f"cannot confirm {who}: {error}"
+        n = puzzle.n
+        cells = np.arange(n * n, dtype=np.int64) * n
+        for values in [] if known is None else known[1:]:
+            clauses.append((-(cells + values.reshape(-1).astype(np.int64))).tolist())
+        with Solver(name=CONFIRM_SOLVER, bootstrap_with=clauses) as solver:
             answer = solve_limited(solver, [], deadline)
             model = solver.get_model() if answer else None
         if answer is None:
-            return f"{REASON_TIME_LIMIT} while confirming the UNSAT claim of solver program {self.command!r}"
+            return f"{REASON_TIME_LIMIT} while confirming {who}"
         if model is None:
             return None
-        try:
-            values = cnf.varmap.decode(model)
-        except DecodeError as error:  # our own encoding and solver disagree: a bug, said as such
-            raise BackendError(f"confirming {self.command!r}: python-sat gave a bad model: {error}") from None
-        checked_solutions(puzzle, values[None], f"pysat:{CONFIRM_SOLVER}")
-        what = "no solution" if not known else f"no solution beyond the {known} found"
+        # x(R, C, D) = (R-1)n^2 + (C-1)n + D: variable v is cell (v-1) // n holding (v-1) % n + 1.
+        true = np.asarray([lit for lit in model if 0 < lit <= n**3], dtype=np.int64) - 1
+        values = np.zeros(n * n, dtype=np.int16)
+        values[true // n] = true % n + 1
+        checked_solutions(puzzle, values.reshape(1, n, n), f"pysat:{CONFIRM_SOLVER}")
+        count = 0 if known is None else len(known)
+        what = "no solution" if not count else f"no solution beyond the {count} found"
+        if claimant is None:
+            raise BackendError(
+                f"our propagation found the puzzle contradictory but pysat:{CONFIRM_SOLVER} found a "
+                "valid solution on the extended encoding: a bug in the propagation"
+            )
         raise BackendError(
-            f"solver program {self.command!r} claimed UNSAT ({what}) but pysat:{CONFIRM_SOLVER} "
+            f"solver program {claimant!r} claimed UNSAT ({what}) but pysat:{CONFIRM_SOLVER} "
             "found a valid solution: the program's answer is wrong"
         )

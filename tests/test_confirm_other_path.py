@@ -1,0 +1,142 @@
+"""Issue 24, item 2: "unsat" and "unique" confirmed by another path than the one that produced them.
+
+* a solver program's UNSAT claims, and a contradiction our propagation finds, are confirmed by
+  CaDiCaL on the plain extended encoding (``certify.cnf.sudoku_cnf``), not on the program's CNF;
+* ``verify``'s ground truth is not the path of an audited backend unless asked for, and says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_program import fake_solver
+from test_program_faults import dimacs_solver
+
+from sudoku_cp.backends import program_backend
+from sudoku_cp.backends.base import BackendError
+from sudoku_cp.backends.program_backend import UNVERIFIED, ProgramBackend
+from sudoku_cp.certify.cnf import CertificateCnf, sudoku_clauses
+from sudoku_cp.formats import parse_grid
+from sudoku_cp.grid import Grid
+from sudoku_cp.outcome import REASON_TIME_LIMIT
+
+LIAR = "print('s UNSATISFIABLE')\nsys.exit(20)"
+NEVER_RUN = "open(sys.argv[0] + '.ran', 'w').close()\nprint('s UNSATISFIABLE')\nsys.exit(20)"
+SOLVABLE_9X9 = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+EMPTY_4X4 = "." * 16
+# Row 1 holds 1 2 3, so its last cell needs 4, which column 4 already has: no solution, and our
+# propagation sees it (no equal givens: nothing simpler catches it first).
+CONTRADICTORY_4X4 = "123....4........"
+
+
+class Spy:
+    """Counts the confirmation's SAT calls and keeps the CNFs it was built from."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, *, stopped: bool = False) -> None:
+        self.cnfs: list[CertificateCnf] = []
+        self.calls = 0
+        real_cnf, real_solve = program_backend.sudoku_cnf, program_backend.solve_limited
+
+        def cnf(puzzle: Grid, solution: Grid | None = None) -> CertificateCnf:
+            made = real_cnf(puzzle, solution)
+            self.cnfs.append(made)
+            return made
+
+        def solve(*args: Any) -> bool | None:
+            self.calls += 1
+            return None if stopped else real_solve(*args)  # None: what a deadline reached gives
+
+        monkeypatch.setattr(program_backend, "sudoku_cnf", cnf)
+        monkeypatch.setattr(program_backend, "solve_limited", solve)
+
+
+def givens(text: str) -> int:
+    return sum(ch != "." for ch in text)
+
+
+# ------------------------------------------------------------------ the solver-program backend
+
+
+@pytest.mark.parametrize("text", [SOLVABLE_9X9, EMPTY_4X4])
+def test_a_program_always_saying_unsat_is_never_reported_unsat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    spy = Spy(monkeypatch)
+    puzzle = parse_grid(text)
+    with pytest.raises(BackendError, match=r"claimed UNSAT \(no solution\) but pysat:cadical195 found"):
+        ProgramBackend(fake_solver(tmp_path, "liar", LIAR)).search(puzzle, 2, 30)
+    # Confirmed on the extended encoding (n^3 variables, every clause of it), not the program's CNF.
+    n = puzzle.n
+    assert spy.calls == 1 and [c.n_vars for c in spy.cnfs] == [n**3]
+    assert spy.cnfs[0].n_clauses == 4 * n * n + 2 * n**3 * (n - 1) + givens(text)
+
+
+def test_a_false_no_second_solution_claim_is_refuted_with_the_first_blocked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spy = Spy(monkeypatch)
+    with pytest.raises(BackendError, match=r"no solution beyond the 1 found\) but pysat:cadical195"):
+        ProgramBackend(dimacs_solver(tmp_path, 1)).search(parse_grid(EMPTY_4X4), 2, 30)
+    assert spy.calls == 1 and spy.cnfs[0].n_clauses == sudoku_clauses(4) + 1  # + the blocking clause
+
+
+def test_a_true_unique_claim_is_confirmed_and_a_false_count_refuted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spy = Spy(monkeypatch)
+    found = ProgramBackend(dimacs_solver(tmp_path, -1)).search(parse_grid(SOLVABLE_9X9), 2, 30)
+    assert found.complete and found.count == 1 and found.reason is None and UNVERIFIED not in found.stats
+    assert spy.calls == 1 and spy.cnfs[-1].n_clauses == sudoku_clauses(9) + givens(SOLVABLE_9X9) + 1
+    # Counting: honest for three runs, then "no more"; the three found are all blocked.
+    with pytest.raises(BackendError, match=r"no solution beyond the 3 found"):
+        ProgramBackend(dimacs_solver(tmp_path, 3)).search(parse_grid(EMPTY_4X4), 10, 30)
+
+
+def test_trust_still_skips_the_confirmation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    spy = Spy(monkeypatch)
+    found = ProgramBackend(fake_solver(tmp_path, "liar", LIAR), trust=True).search(parse_grid(EMPTY_4X4))
+    assert found.complete and found.count == 0 and found.stats[UNVERIFIED] == 1 and spy.calls == 0
+
+
+def test_our_contradiction_is_confirmed_by_a_sat_call_on_the_extended_encoding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spy = Spy(monkeypatch)
+    command = fake_solver(tmp_path, "never", NEVER_RUN)
+    found = ProgramBackend(command).search(parse_grid(CONTRADICTORY_4X4), 2, 30)
+    assert found.complete and found.count == 0 and found.reason is None
+    assert not Path(command + ".ran").exists()  # the program is not asked
+    assert spy.calls == 1 and spy.cnfs[0].n_vars == 64
+    assert spy.cnfs[0].n_clauses == 4 * 16 + 2 * 64 * 3 + givens(CONTRADICTORY_4X4)
+
+
+def test_a_contradiction_the_extended_encoding_refutes_is_unknown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A propagation bug, simulated: it calls a solvable puzzle contradictory.
+    real = program_backend.encode_cnf
+
+    def buggy(*args: Any) -> Any:
+        return dataclasses.replace(real(*args), contradiction=True)
+
+    monkeypatch.setattr(program_backend, "encode_cnf", buggy)
+    with pytest.raises(BackendError, match="our propagation found the puzzle contradictory but pysat"):
+        ProgramBackend(fake_solver(tmp_path, "liar", LIAR)).search(parse_grid(SOLVABLE_9X9))
+
+
+def test_a_confirmation_stopped_by_the_time_limit_is_never_unsat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spy = Spy(monkeypatch, stopped=True)
+    command = fake_solver(tmp_path, "liar", LIAR)
+    stopped = ProgramBackend(command).search(parse_grid(CONTRADICTORY_4X4), 1, 5)
+    assert not stopped.complete and stopped.timed_out and stopped.count == 0
+    assert stopped.reason == f"{REASON_TIME_LIMIT} while confirming our propagation's contradiction"
+    stopped = ProgramBackend(command).search(parse_grid(EMPTY_4X4), 1, 5)
+    assert (
+        not stopped.complete and stopped.timed_out and "UNSAT claim of solver program" in str(stopped.reason)
+    )
+    assert spy.calls == 2

@@ -11,6 +11,9 @@ import numpy as np
 import pytest
 from conftest import DATA, read_lines
 
+from sudoku_cp.api import BackendOptions, solve_items
+from sudoku_cp.backends import pysat_batch
+from sudoku_cp.backends.pysat_batch import BatchPysat
 from sudoku_cp.backends.registry import make_backend
 from sudoku_cp.deduction import proof as proof_module
 from sudoku_cp.deduction.board import Board
@@ -18,7 +21,8 @@ from sudoku_cp.deduction.engine import deduce
 from sudoku_cp.deduction.proof import ProofStatus, StepProver
 from sudoku_cp.deduction.rules import Rule, select_rules
 from sudoku_cp.deduction.step import Step
-from sudoku_cp.formats import parse_grid
+from sudoku_cp.formats import parse_grid, parse_puzzles
+from sudoku_cp.geometry import geometry_for_size
 from sudoku_cp.limits import Deadline
 from sudoku_cp.outcome import REASON_TIME_LIMIT, Status
 
@@ -91,3 +95,22 @@ def test_a_stopped_unsat_confirmation_is_unknown_not_unsat(monkeypatch: pytest.M
         prover.deadline = Deadline(0)
         stopped = prover.confirm_unsat("R6C4 has no candidate left")
     assert stopped.status is ProofStatus.UNKNOWN and stopped.reason == REASON_TIME_LIMIT
+
+
+def test_a_batch_puzzle_no_search_handled_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = read_lines(DATA / "forum_hardest_200.txt", 3)  # propagation leaves all three open
+    real = pysat_batch._open_and_forced
+
+    def forget_the_second(values: np.ndarray, dead: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        todo, forced = real(values, dead)
+        return todo[todo != 1], forced
+
+    monkeypatch.setattr(pysat_batch, "_open_and_forced", forget_the_second)
+    items = parse_puzzles("\n".join(lines))
+    results = list(solve_items(items, BackendOptions("pysat")))
+    assert [result.status for result in results] == [Status.SOLVED, Status.UNKNOWN, Status.SOLVED]
+    assert results[1].error is not None and "no search" in results[1].error
+    stack = np.stack([item.grid.values.reshape(-1) for item in items if item.grid is not None])
+    answers = BatchPysat().search_arrays(geometry_for_size(9), stack, limit=2)
+    assert answers.complete.tolist() == [True, False, True]
+    assert answers.counts.tolist() == [1, 0, 1] and 1 in answers.reasons

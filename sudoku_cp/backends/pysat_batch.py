@@ -241,6 +241,13 @@ def _load(oracle: Any, compact: _CompactBatch, row: int, native_amo: bool, deadl
                 add_clause([-group[i], -group[j]])
 
 
+def _open_and_forced(values: np.ndarray, dead: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows left for the solver (open cells, no contradiction) and rows propagation finished."""
+    todo = np.flatnonzero(~dead & (values == 0).any(axis=1))
+    forced = np.flatnonzero(~dead & (values != 0).all(axis=1))  # propagation placed every digit
+    return todo, forced
+
+
 def _nothing(geometry: Geometry, size: int, seconds: float, reason: str) -> BatchAnswers:
     """The answers of a part stopped before any search: no solution, not complete, ``reason``."""
     return BatchAnswers(
@@ -378,12 +385,17 @@ class BatchPysat(SearchManyByArrays):
         except TimeLimitReached as stop:
             share = (time.perf_counter() - start) / max(size, 1)
             return _nothing(geometry, size, share, str(stop))
-        todo = np.flatnonzero(~dead & (values == 0).any(axis=1))
-        forced = np.flatnonzero(~dead & (values != 0).all(axis=1))  # propagation placed every digit
+        todo, forced = _open_and_forced(values, dead)
         share = (time.perf_counter() - start) / max(size, 1)
         seconds = np.full(size, share)
         models: list[list[list[int]]] = [[] for _ in range(size)]
-        complete = np.ones(size, dtype=bool)
+        # Nothing is complete until something decided it: a contradiction propagation found, a
+        # grid propagation filled (the checker still looks at it), or a finished search below.
+        # A row no branch reaches stays unknown, never "searched, no solution" (unsat).
+        complete = np.zeros(size, dtype=bool)
+        complete[dead] = True
+        complete[forced] = True
+        handled = complete.copy()
         reasons: dict[int, str] = {}
         decoded: list[tuple[np.ndarray, np.ndarray]] = []
         # Encoded and solved a slice at a time: the arrays of a slice stay in the caches (on
@@ -402,7 +414,7 @@ class BatchPysat(SearchManyByArrays):
                 )
             except TimeLimitReached as stop:
                 rest = todo[lo:]
-                complete[rest] = False
+                complete[rest], handled[rest] = False, True
                 reasons.update(dict.fromkeys(rest.tolist(), str(stop)))
                 seconds[rest] += time.perf_counter() - t0
                 break
@@ -414,10 +426,13 @@ class BatchPysat(SearchManyByArrays):
                 else:  # the puzzle's own budget, less its share of the shared phases
                     deadline = Deadline(time_limit, began=time.monotonic() - share - encoding)
                 models[b], complete[b], reason = self._solve_one(compact, row, limit, deadline)
+                handled[b] = True
                 if reason is not None:
                     reasons[b] = reason
                 seconds[b] += time.perf_counter() - t0 + encoding
             decoded.append(self._decode(compact, rows, values, models))
+        for b in np.flatnonzero(~handled).tolist():
+            reasons[b] = f"backend {self.name} ran no search on this puzzle (an internal error): undecided"
         t0 = time.perf_counter()
         stack = np.concatenate([values[:0]] + [grids for grids, _ in decoded])
         owner = np.concatenate([np.zeros(0, dtype=np.int64)] + [owners for _, owners in decoded])

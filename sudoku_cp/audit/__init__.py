@@ -115,27 +115,28 @@ def audit(
     starts = [0]
     for solver in solvers:
         starts.append(starts[-1] + sum(run_count(solver.repeatable, item, runs) for item in items))
-    spread = [
-        executor is not None and executor.parallel and isinstance(solver, BackendSolver) for solver in solvers
-    ]
+    parallel = executor is not None and executor.parallel
+    # the backends whose runs go out in chunks, by their place in ``solvers`` (in that order)
+    spread_backends = {
+        k: solver for k, solver in enumerate(solvers) if parallel and isinstance(solver, BackendSolver)
+    }
+    spread = [k in spread_backends for k in range(len(solvers))]
     remote: Generator[RunResult, None, None] | None = None
-    if any(spread):
+    if spread_backends:
 
         def chunks() -> Iterator[AuditChunk]:
-            for k, solver in enumerate(solvers):
-                if spread[k]:
-                    assert isinstance(solver, BackendSolver)
-                    yield from audit_chunks(
-                        items,
-                        solver,
-                        starts[k],
-                        runs=runs,
-                        seed=seed,
-                        time_limit=time_limit,
-                        unique=unique,
-                        truth=truth.backend,
-                        skip=skip,
-                    )
+            for k, solver in spread_backends.items():
+                yield from audit_chunks(
+                    items,
+                    solver,
+                    starts[k],
+                    runs=runs,
+                    seed=seed,
+                    time_limit=time_limit,
+                    unique=unique,
+                    truth=truth.backend,
+                    skip=skip,
+                )
 
         remote = run_ordered(AUDIT_WORK, chunks(), executor, notice=notice)
 

@@ -575,7 +575,8 @@ class NrGraph:
     def graph(self) -> LabelledGraph:
         """The labelled graph G."""
         if self._graph is None:
-            assert self._edges is not None  # checked by of_edges
+            if self._edges is None:  # every constructor sets one of the two
+                raise GraphInternalError("an NrGraph holds neither its graph nor its edges")
             self._graph = LabelledGraph._checked_elsewhere(self._edges)
         return self._graph
 

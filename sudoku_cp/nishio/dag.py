@@ -16,9 +16,10 @@ disk too (``cache_directory``; 25x25 takes seconds to build): vertices sorted by
 * ``closure_batch``: 64 queries per pass, one bit per query in a uint64 per vertex
   (bit-parallel reachability, as the paper's conclusion suggests); forward reachability from
   the source, then backward from the sink, marking each arc that lies on a path;
-* ``_closure_scan``: one query, reading only the arcs of vertices the query reaches (fast for
-  sparse S on big grids, where most of the graph is unreachable);
-* ``_count``: the number of source-to-sink paths inside S, exact in 128-bit arithmetic
+* ``_scan_forward``/``_scan_backward``: one query, reading only the arcs of vertices the query
+  reaches (fast for sparse S on big grids, where most of the graph is unreachable), in chunks of
+  vertices so that a time limit is checked between them;
+* ``_count``/``_count_forward``: the number of source-to-sink paths inside S, exact in 128-bit arithmetic
   (placement counts pass 2**63 at 25 x 25).
 
 Sizes (vertices / arcs): 9x9 290 / 936, 16x16 19,442 / 100,000, 25x25 4,528,052 / 34,189,800.
@@ -44,7 +45,8 @@ import numba
 import numpy as np
 
 from ..geometry import Geometry
-from ..limits import Deadline
+from ..limits import Deadline, TimeLimitReached
+from ..outcome import REASON_TIME_LIMIT
 from .instance import NishioInstance
 from .method import NO_PLACEMENT, Decision, NishioCount, NishioMethod
 
@@ -65,6 +67,9 @@ MAX_DAG_SIDE = 25
 _LANES = 64
 #: Single queries on grids this large first prune S by matchings (see ``DagNishio._allowed``).
 _PRUNE_MIN_SIDE = 16
+#: Vertices per chunk of a single query's pass, between two checks of the time limit: at 25x25
+#: (4.5 million vertices, about 0.15 s a pass) a check every few milliseconds.
+_CHUNK_VERTICES = 1 << 18
 _warm_kernels: dict[int, bool] = {}
 
 
@@ -489,28 +494,38 @@ def _closure_many(
 
 
 @numba.njit(cache=True)
-def _closure_scan(
-    start: np.ndarray, head: np.ndarray, label: np.ndarray, allowed: np.ndarray, reach: np.ndarray
-) -> np.ndarray:  # pragma: no cover - compiled
-    """One query; only the arcs of reachable vertices are read.
-
-    On return ``reach[v]`` is 2 for a vertex on a source-to-sink path inside S, 1 for one that is
-    only reachable, 0 otherwise; the result is the closure as a flat cell mask.
-    """
-    v_count = len(start) - 1
-    reach[:] = 0
-    reach[0] = 1
-    for v in range(v_count - 1):
+def _scan_forward(
+    start: np.ndarray,
+    head: np.ndarray,
+    label: np.ndarray,
+    allowed: np.ndarray,
+    reach: np.ndarray,
+    first: int,
+    last: int,
+) -> None:  # pragma: no cover - compiled
+    """Forward part of one query over vertices ``first..last-1``: marks 1 the heads reached inside S."""
+    for v in range(first, last):
         if reach[v] == 0:
             continue
         for a in range(start[v], start[v + 1]):
             if allowed[label[a]]:
                 reach[head[a]] = 1
-    closure = np.zeros(len(allowed), dtype=np.bool_)
-    if reach[v_count - 1] == 0:
-        return closure
-    reach[v_count - 1] = 2
-    for v in range(v_count - 2, -1, -1):
+
+
+@numba.njit(cache=True)
+def _scan_backward(
+    start: np.ndarray,
+    head: np.ndarray,
+    label: np.ndarray,
+    allowed: np.ndarray,
+    reach: np.ndarray,
+    closure: np.ndarray,
+    first: int,
+    last: int,
+) -> None:  # pragma: no cover - compiled
+    """Backward part over vertices ``last-1`` down to ``first``: marks 2 the reached vertices with an
+    arc inside S into a vertex marked 2, and puts those arcs' labels in ``closure``."""
+    for v in range(last - 1, first - 1, -1):
         if reach[v] == 0:
             continue
         for a in range(start[v], start[v + 1]):
@@ -518,7 +533,32 @@ def _closure_scan(
             if allowed[lab] and reach[head[a]] == 2:
                 reach[v] = 2
                 closure[lab] = True
-    return closure
+
+
+@numba.njit(cache=True)
+def _count_forward(
+    start: np.ndarray,
+    head: np.ndarray,
+    label: np.ndarray,
+    allowed: np.ndarray,
+    hi: np.ndarray,
+    lo: np.ndarray,
+    first: int,
+    last: int,
+) -> None:  # pragma: no cover - compiled
+    """Pushes the 128-bit (hi, lo) path counts of vertices ``first..last-1`` along their arcs inside S."""
+    for v in range(first, last):
+        vh = hi[v]
+        vl = lo[v]
+        if vh == 0 and vl == 0:
+            continue
+        for a in range(start[v], start[v + 1]):
+            if allowed[label[a]]:
+                w = head[a]
+                s = lo[w] + vl
+                carry = np.uint64(1) if s < vl else np.uint64(0)
+                lo[w] = s
+                hi[w] += vh + carry
 
 
 @numba.njit(cache=True)
@@ -535,18 +575,7 @@ def _count(
     hi[:] = 0
     lo[:] = 0
     lo[0] = 1
-    for v in range(v_count - 1):
-        vh = hi[v]
-        vl = lo[v]
-        if vh == 0 and vl == 0:
-            continue
-        for a in range(start[v], start[v + 1]):
-            if allowed[label[a]]:
-                w = head[a]
-                s = lo[w] + vl
-                carry = np.uint64(1) if s < vl else np.uint64(0)
-                lo[w] = s
-                hi[w] += vh + carry
+    _count_forward(start, head, label, allowed, hi, lo, 0, v_count - 1)
     return hi[v_count - 1], lo[v_count - 1]
 
 
@@ -610,7 +639,10 @@ def count_batch(dag: NishioDag, masks: np.ndarray) -> list[int]:
 class DagNishio(NishioMethod):
     """The native DAG method: exact closure, decision and count for grids up to 25 x 25.
 
-    Every query is one or two passes over the graph, so time limits are not needed and ignored.
+    A query is one or two passes over the graph (up to 34 million arcs at 25 x 25, and the graph
+    itself takes seconds to build or read).  The time limit is checked before the graph is built,
+    after it, and between chunks of ``_CHUNK_VERTICES`` vertices of every pass; a limit that
+    passes gives the unknown answer, never a closure or count of a pass cut short.
     """
 
     name = "dag"
@@ -630,6 +662,13 @@ class DagNishio(NishioMethod):
         """The (cached) DAG of the instance's geometry."""
         return build_dag(instance.geometry.p, instance.geometry.q)
 
+    def _graph(self, instance: NishioInstance, deadline: Deadline) -> NishioDag:
+        """The DAG, with the deadline checked before and after the build (which cannot be stopped)."""
+        deadline.check("the Nishio DAG's build")
+        dag = self.dag(instance)
+        deadline.check("the Nishio DAG's build")
+        return dag
+
     def _allowed(self, instance: NishioInstance) -> np.ndarray:
         """The cells a query may use: S itself, or on big grids S after the matching prune.
 
@@ -643,22 +682,48 @@ class DagNishio(NishioMethod):
             mask = unit_pair_prune(instance.geometry, mask)
         return np.ascontiguousarray(mask.reshape(-1))
 
-    def _scan(self, instance: NishioInstance) -> tuple[NishioDag, np.ndarray, np.ndarray, np.ndarray]:
-        """(graph, flat closure, reach marks, allowed cells) of one query."""
-        dag = self.dag(instance)
+    def _scan(
+        self, instance: NishioInstance, deadline: Deadline
+    ) -> tuple[NishioDag, np.ndarray, np.ndarray, np.ndarray]:
+        """(graph, flat closure, reach marks, allowed cells) of one query, reading only the arcs of
+        vertices the query reaches.  Raises ``TimeLimitReached`` between chunks.
+
+        ``reach[v]`` ends as 2 for a vertex on a source-to-sink path inside S, 1 for one that is
+        only reachable, 0 otherwise.
+        """
+        dag = self._graph(instance, deadline)
         allowed = self._allowed(instance)
-        reach = np.empty(dag.vertices, dtype=np.uint8)
-        closure = _closure_scan(dag.start, dag.head, dag.label, allowed, reach)
+        start, head, label = dag.start, dag.head, dag.label
+        sink = dag.vertices - 1
+        reach = np.zeros(dag.vertices, dtype=np.uint8)
+        reach[0] = 1
+        closure = np.zeros(len(allowed), dtype=np.bool_)
+        for first in range(0, sink, _CHUNK_VERTICES):
+            deadline.check("the Nishio DAG's forward pass")
+            _scan_forward(start, head, label, allowed, reach, first, min(first + _CHUNK_VERTICES, sink))
+        if reach[sink]:
+            reach[sink] = 2
+            for last in range(sink, 0, -_CHUNK_VERTICES):
+                deadline.check("the Nishio DAG's backward pass")
+                _scan_backward(
+                    start, head, label, allowed, reach, closure, max(last - _CHUNK_VERTICES, 0), last
+                )
         return dag, closure, reach, allowed
 
-    def _closure(self, instance: NishioInstance, deadline: Deadline) -> np.ndarray:
-        """The closure S' (one pass over the reachable graph each way)."""
-        dag, closure, _, _ = self._scan(instance)
+    def _closure(self, instance: NishioInstance, deadline: Deadline) -> np.ndarray | None:
+        """The closure S' (one pass over the reachable graph each way); None when the deadline passes."""
+        try:
+            dag, closure, _, _ = self._scan(instance, deadline)
+        except TimeLimitReached:
+            return None
         return closure.reshape(dag.n, dag.n)
 
     def _decide(self, instance: NishioInstance, deadline: Deadline) -> Decision:
-        """A placement inside S (column per row), or none."""
-        dag, closure, reach, allowed = self._scan(instance)
+        """A placement inside S (column per row), none, or unknown when the deadline passes."""
+        try:
+            dag, closure, reach, allowed = self._scan(instance, deadline)
+        except TimeLimitReached:
+            return Decision.unknown(REASON_TIME_LIMIT)
         if not closure.any():
             return NO_PLACEMENT
         rows_by_column = _walk(dag.start, dag.head, dag.label, allowed, reach, dag.n)
@@ -666,9 +731,23 @@ class DagNishio(NishioMethod):
         cols[rows_by_column] = np.arange(dag.n)
         return Decision.found(cols)
 
-    def _count(self, instance: NishioInstance, limit: int | None, deadline: Deadline) -> NishioCount:
-        """The exact number of placements (``limit`` caps the reported number)."""
-        total = count_batch(self.dag(instance), instance.mask[None])[0]
+    def _count(self, instance: NishioInstance, limit: int | None, deadline: Deadline) -> NishioCount | None:
+        """The exact number of placements (``limit`` caps the reported number); None when the
+        deadline passes."""
+        try:
+            dag = self._graph(instance, deadline)
+            allowed = np.ascontiguousarray(instance.mask.reshape(-1))
+            hi = np.zeros(dag.vertices, dtype=np.uint64)
+            lo = np.zeros(dag.vertices, dtype=np.uint64)
+            lo[0] = 1
+            sink = dag.vertices - 1
+            for first in range(0, sink, _CHUNK_VERTICES):
+                deadline.check("the Nishio DAG's count")
+                last = min(first + _CHUNK_VERTICES, sink)
+                _count_forward(dag.start, dag.head, dag.label, allowed, hi, lo, first, last)
+        except TimeLimitReached:
+            return None
+        total = (int(hi[sink]) << 64) | int(lo[sink])
         if limit is not None and total > limit:
             return NishioCount(limit, False)
         return NishioCount(total, True)

@@ -57,6 +57,7 @@ __all__ = [
     "OverlayBatchResult",
     "OverlayNishio",
     "OverlayTooLarge",
+    "PlacementEnumerationError",
     "PlacementTable",
     "band_table",
     "overlay_batch",
@@ -74,6 +75,10 @@ _DEFAULT_CHUNK = 1 << 20
 
 class OverlayTooLarge(SudokuCpError, ValueError):
     """The geometry has too many valid placements to list them."""
+
+
+class PlacementEnumerationError(SudokuCpError, RuntimeError):
+    """The enumeration of valid placements disagrees with their closed-form count: a bug, never bad input."""
 
 
 def placement_count(geometry: Geometry) -> int:
@@ -178,8 +183,10 @@ def _band_table(p: int, q: int) -> PlacementTable:
         found = total
     else:
         found = _enumerate_bands(masks, by_mask, masks[by_mask], q, (1 << geometry.n) - 1, bands)
-    if found != total:  # pragma: no cover - the formula and the enumeration must agree
-        raise AssertionError(f"enumerated {found} placements of {geometry.box_label}, expected {total}")
+    if found != total:  # the formula and the enumeration must agree, or every overlay answer is wrong
+        raise PlacementEnumerationError(
+            f"enumerated {found:,} placements of {geometry.box_label} boxes, expected {total:,}"
+        )
     patterns.setflags(write=False)
     bands.setflags(write=False)
     return PlacementTable(geometry, patterns, bands)

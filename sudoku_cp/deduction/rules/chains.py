@@ -63,7 +63,7 @@ from ...graphs import is_nonrepetitive_walk
 from ..board import Board, Contradiction
 from ..step import Link, Step
 from .base import Rule
-from .graphs_of_board import BILOCATION, BIVALUE, ChainGraph, GraphKind, chain_graph
+from .graphs_of_board import BILOCATION, BIVALUE, ChainGraph, ChainWitnessError, GraphKind, chain_graph
 
 __all__ = [
     "RULES",
@@ -176,7 +176,9 @@ def _cycle_witness(board: Board, kind: GraphKind) -> tuple[ChainGraph, list[int]
         if graph.traversals.in_label[walk[i - 1]] != x:  # arrives by y, leaves by x: take the loop backwards
             loop = graph.reverse(loop)
         walk = walk[:i] + loop + walk[i:]
-        assert is_nonrepetitive_walk(graph.graph, walk, closed=True)
+        # splicing keeps the walk nonrepetitive only if the loop was taken the right way round
+        if not is_nonrepetitive_walk(graph.graph, walk, closed=True):
+            raise ChainWitnessError(f"splicing a loop at vertex {short} gave a repetitive closed walk")
     return graph, walk
 
 
@@ -329,7 +331,8 @@ def _conflicting(
     if i is None:
         return None
     conflict = graph.walk_fact(i)[1]
-    assert conflict is not None
+    if conflict is None:  # first_fact(1) picked this start for its conflict
+        raise ChainWitnessError(f"start port {i} was found conflicting but walk_fact gives no conflict")
     port = conflict.start
     cell, digit = int(graph.nr.port_vertex[port]), int(graph.nr.port_label[port])
     first, second = (graph.links(graph.walk_into(port, end)) for end in conflict.ends)

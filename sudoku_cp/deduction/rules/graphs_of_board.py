@@ -39,6 +39,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from ...errors import SudokuCpError
 from ...graphs import LabelledGraph, NrGraph, Traversals, is_nonrepetitive_walk
 from ..board import Board
 from ..step import Link
@@ -47,6 +48,7 @@ __all__ = [
     "BILOCATION",
     "BIVALUE",
     "ChainGraph",
+    "ChainWitnessError",
     "Conflict",
     "GraphKind",
     "bilocation_graph",
@@ -148,6 +150,11 @@ def _bivalue_edges(
                     digit[k] = d
                     k += 1
     return cell[:k].copy(), unit_vertex[:k].copy(), digit[:k].copy()
+
+
+class ChainWitnessError(SudokuCpError, RuntimeError):
+    """A chain's witness walk is missing or fails its check: a bug in the chain rules or in
+    sudoku_cp.graphs, never bad input (a step must not be explained by a walk that is not one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,18 +313,30 @@ class ChainGraph:
         nr = self.nr
         tr = self.traversals
         port_in = nr.port(vertex, arrive)
-        assert port_in is not None and arrive != leave
+        if port_in is None or arrive == leave:
+            raise ChainWitnessError(
+                f"no closed walk at vertex {vertex} arriving by {arrive} and leaving by {leave}: "
+                "not a realizable pair"
+            )
         comp = self.components
         # a traversal into (vertex, arrive) from inside the strong component: the walk's last step
         ends = np.flatnonzero((nr.in_node == port_in) & (comp[nr.out_node] == comp[port_in]))
         found = np.flatnonzero(nr.walk_lengths(vertex, leave, ends) > 0)  # the first end a walk reaches
         if not len(found):
-            raise AssertionError(
+            raise ChainWitnessError(
                 f"no closed walk at vertex {vertex} arriving by {arrive} and leaving by {leave}"
             )
         walk = nr.nonrepetitive_walk(vertex, leave, int(ends[found[0]]))
-        assert walk is not None and is_nonrepetitive_walk(self.graph, walk, closed=True)
-        assert int(tr.source[walk[0]]) == vertex
+        # a step's explanation is this walk: check it is what it claims before a player reads it
+        if (
+            walk is None
+            or not is_nonrepetitive_walk(self.graph, walk, closed=True)
+            or int(tr.source[walk[0]]) != vertex
+        ):
+            raise ChainWitnessError(
+                f"the closed walk at vertex {vertex} (arriving by {arrive}, leaving by {leave}) "
+                "is missing or fails its check"
+            )
         return walk
 
     def passes(self, walk: list[int]) -> list[tuple[int, int, int]]:
@@ -402,11 +421,16 @@ class ChainGraph:
         start, label = int(nr.port_vertex[port]), int(nr.port_label[port])
         entering = np.flatnonzero(nr.in_node == end)
         lengths = nr.walk_lengths(start, label, entering)
-        assert (lengths > 0).any(), "walk_into a port no walk reaches"
+        if not (lengths > 0).any():
+            raise ChainWitnessError(f"no walk from start port {port} enters port {end}")
         # the first of the shortest, as min() over the walks in traversal order would pick
         best = int(entering[np.argmin(np.where(lengths > 0, lengths, np.iinfo(np.int64).max))])
         walk = nr.nonrepetitive_walk(start, label, best)
-        assert walk is not None
+        # nonrepetitive_walk checks the walk itself; here, that it is the walk asked for
+        if walk is None or walk[-1] != best or int(self.traversals.source[walk[0]]) != start:
+            raise ChainWitnessError(
+                f"the walk from start port {port} into port {end} is missing or is another walk"
+            )
         return walk
 
     # -- walks as a player sees them ------------------------------------------------------------

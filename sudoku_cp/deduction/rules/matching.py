@@ -27,11 +27,16 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching
 
+from ...errors import SudokuCpError
 from ..board import Board, Contradiction
 from ..step import Step
 from .base import Rule
 
-__all__ = ["RULES", "Matchings", "dead_edges", "digit_matching", "unit_matching"]
+__all__ = ["RULES", "HallSetMissing", "Matchings", "dead_edges", "digit_matching", "unit_matching"]
+
+
+class HallSetMissing(SudokuCpError, RuntimeError):
+    """A dead edge was found but no Hall set explains it: a bug in the matching analysis, never bad input."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,7 +311,8 @@ def _smallest_hall(m: Matchings, allowed: np.ndarray) -> _Hall | None:
                 key = (size, slot, form, int(i), int(j))
                 if best is None or key < best:
                     best = key
-    assert best is not None
+    if best is None:  # every graph kept above has a dead edge, and each gives a candidate
+        raise HallSetMissing(f"dead edges in graphs {graphs.tolist()} but no Hall set explains one")
     _, slot, form, i, j = best
     g = int(graphs[slot])
     if form == 0:

@@ -31,12 +31,26 @@ import numba
 import numpy as np
 from scipy.sparse import csr_matrix
 
+from ...errors import SudokuCpError
 from ...graphs import canonical_csr, csr_strong_components
 from ..board import Board, Contradiction
 from ..step import Link, Step
 from .base import Rule
 
-__all__ = ["RULES", "Implications", "failed_literals", "implication_graph", "two_sat"]
+__all__ = [
+    "RULES",
+    "ImplicationChainError",
+    "Implications",
+    "failed_literals",
+    "implication_graph",
+    "two_sat",
+]
+
+
+class ImplicationChainError(SudokuCpError, RuntimeError):
+    """A failed literal has no implication chain to its negation to show: a bug in the 2-SAT rule,
+    never bad input (a step must not be explained by a chain that is not one)."""
+
 
 #: Failed literals whose chains a step compares (the shortest is shown; the order breaks ties).
 _CHAINS_COMPARED = 24
@@ -327,7 +341,11 @@ def two_sat(board: Board) -> Step | None:
     # Compare the first literals in (cell, digit) order, elimination before placement.
     literals = literals[np.lexsort((literals >= size, literals % size))][:_CHAINS_COMPARED]
     best = _shortest_chain(graph.indptr, graph.indices, literals.astype(np.int64), size).tolist()
-    assert best
+    # every literal compared reaches its negation (_reaches_negation), so a chain exists
+    if not best or best[-1] != (best[0] + size) % (2 * size):
+        raise ImplicationChainError(
+            f"no implication chain from a failed literal to its negation (got {len(best)} literals)"
+        )
     start = best[0]
     v = start % size
     cell, digit = int(imp.cells[v]), int(imp.digits[v])

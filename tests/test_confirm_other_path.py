@@ -8,13 +8,16 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from test_cli import run
 from test_program import fake_solver
 from test_program_faults import dimacs_solver
 
+from sudoku_cp.audit.truth import EXTENDED, GroundTruth, choose_truth
 from sudoku_cp.backends import program_backend
 from sudoku_cp.backends.base import BackendError
 from sudoku_cp.backends.program_backend import UNVERIFIED, ProgramBackend
@@ -140,3 +143,72 @@ def test_a_confirmation_stopped_by_the_time_limit_is_never_unsat(
         not stopped.complete and stopped.timed_out and "UNSAT claim of solver program" in str(stopped.reason)
     )
     assert spy.calls == 2
+
+
+# ------------------------------------------------------------------------- verify's ground truth
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    """A unique puzzle, one with many solutions and one without (our propagation's contradiction)."""
+    path = tmp_path / "corpus.txt"
+    path.write_text(f"{SOLVABLE_9X9}\n{EMPTY_4X4}\n{CONTRADICTORY_4X4}\n")
+    return path
+
+
+def verify(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any], str]:
+    """Exit code, JSON summary and stderr of ``verify --unique --in-process --json ...``."""
+    code, out, err = run(capsys, "verify", "--unique", "--in-process", "--json", *argv)
+    summary = json.loads(out.splitlines()[-1])["summary"]
+    assert isinstance(summary, dict)
+    return code, summary, err
+
+
+def test_the_truth_is_never_an_audited_backends_path_unless_asked() -> None:
+    assert choose_truth([]) == choose_truth(["dlx", "acs"]) == "pysat"
+    assert choose_truth(["dlx", "pysat:glucose4"]) == choose_truth(["pysat"]) == "cpsat"
+    assert choose_truth(["cpsat:alldiff"]) == "pysat"
+    assert choose_truth(["pysat", "cpsat"]) == choose_truth(["cpsat", "pysat:minisat22"]) == EXTENDED
+
+
+@pytest.mark.parametrize(
+    ("backends", "truth"), [(("pysat",), "cpsat"), (("pysat", "cpsat"), EXTENDED), (("cpsat",), "pysat")]
+)
+def test_auditing_a_backend_uses_a_truth_of_another_path(
+    capsys: pytest.CaptureFixture[str], corpus: Path, backends: tuple[str, ...], truth: str
+) -> None:
+    argv = [word for name in backends for word in ("--backend", name)]
+    code, summary, err = verify(capsys, *argv, str(corpus))
+    assert code == 0 and err == ""  # the truth agreed with every answer, and no warning
+    assert summary["truth"] == truth and summary["ground_truth"]["backend"] == truth
+    assert summary["ground_truth"]["sat_calls"] == 2  # the "unique" and "unsat" claims (two solutions shown)
+
+
+def test_a_truth_on_an_audited_path_is_used_with_a_warning(
+    capsys: pytest.CaptureFixture[str], corpus: Path
+) -> None:
+    code, summary, err = verify(capsys, "--backend", "pysat:minisat22", "--truth", "pysat", str(corpus))
+    assert code == 0 and summary["truth"] == "pysat"
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        "sudoku-cp: warning: the ground truth 'pysat' takes the path"
+    )
+    assert "'pysat:minisat22'" in lines[0]
+    code, summary, err = verify(capsys, "--backend", "pysat", "--truth", EXTENDED, str(corpus))
+    assert code == 0 and summary["truth"] == EXTENDED and err == ""
+
+
+def test_the_human_summary_names_the_truth(capsys: pytest.CaptureFixture[str], corpus: Path) -> None:
+    code, out, _ = run(capsys, "verify", "--backend", "pysat", "--in-process", str(corpus))
+    assert code == 0 and "ground truth: 1 SAT call (truth: cpsat, " in out.splitlines()[-1]
+
+
+def test_the_extended_truth_agrees_with_python_sat() -> None:
+    extended, pysat = GroundTruth(EXTENDED), GroundTruth("pysat")
+    for text, count in [(SOLVABLE_9X9, 1), (EMPTY_4X4, 2), (CONTRADICTORY_4X4, 0)]:
+        puzzle = parse_grid(text)
+        found = extended(puzzle)
+        assert found.count == pysat(puzzle).count == count and len(set(found.solutions)) == count
+        if count == 1:
+            assert found.solutions == pysat(puzzle).solutions
+    assert extended.calls == 3

@@ -20,6 +20,7 @@ from ..audit import (
     read_answer_lines,
 )
 from ..audit.certified import TruthCertifier, pending_puzzles
+from ..audit.truth import EXTENDED, choose_truth, truth_path
 from ..backends.base import BackendError
 from ..backends.registry import make_backend
 from ..formats import PuzzleItem, json_dumps
@@ -49,10 +50,16 @@ answers made elsewhere (--answers, repeatable).  Backends and programs run --run
 puzzle, each run with its own seed derived from --seed, the puzzle and the run.
 
 Checks: a solution must be complete, valid and keep the givens (the independent checker, no
-solver needed); a "no solution" claim is confirmed by SAT (python-sat); a "unique" claim by a
-SAT search for a second solution; a "multiple" claim by two different valid solutions shown or
-by SAT.  The SAT answer for a puzzle is computed once, when a claim first needs it, and reused.
---truth names another complete backend to decide claims, e.g. cpsat when auditing pysat.
+solver needed); a "no solution" claim is confirmed by SAT; a "unique" claim by a SAT search
+for a second solution; a "multiple" claim by two different valid solutions shown or by SAT.
+The SAT answer for a puzzle is computed once, when a claim first needs it, and reused.
+
+The ground truth takes a path no audited backend takes, so that no backend is checked against
+itself: python-sat (pysat), or CP-SAT (cpsat) when a pysat backend is audited, or, when both are,
+CaDiCaL on the plain extended encoding of the certificates (extended).  --truth names another
+complete backend (or extended) to decide claims; one that takes the path of an audited backend
+(the same family: pysat and pysat:glucose4 are one path) is used as asked, with a warning on
+standard error.  The summary names the truth used ("truth" in the JSON summary).
 Verdicts: correct, wrong, timeout, crash (the solver failed or its output is unreadable),
 unknown (the solver gave up), invalid (the corpus line is not a puzzle).
 
@@ -171,9 +178,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     runs.add_argument(
         "--truth",
-        default="pysat",
         metavar="NAME",
-        help="the complete backend that decides claims (default: pysat; e.g. cpsat to audit pysat)",
+        help=(
+            "the complete backend (or 'extended') that decides claims (default: pysat, cpsat when "
+            "a pysat backend is audited, extended when cpsat is too)"
+        ),
     )
     common.add_input_options(parser)
     common.add_executor_options(parser, "the backends' runs")
@@ -211,6 +220,25 @@ def _solvers(args: argparse.Namespace, items: Sequence[PuzzleItem]) -> list[Solv
     if repeated is not None:
         raise CliError(f"solver {repeated!r} is named twice")
     return solvers
+
+
+def _truth_name(args: argparse.Namespace) -> str:
+    """The ground truth's name: ``--truth`` (checked, with a warning when an audited backend takes
+    its path), else a path no audited backend takes."""
+    if args.truth is None:
+        return choose_truth(args.backend)
+    if args.truth != EXTENDED:
+        try:
+            make_backend(args.truth)
+        except BackendError as error:
+            raise CliError(f"--truth: {error}") from None
+    same = next((spec for spec in args.backend if truth_path(spec) == truth_path(args.truth)), None)
+    if same is not None:
+        common.notice(
+            f"warning: the ground truth {args.truth!r} takes the path of the audited backend {same!r}: "
+            "that backend is checked by its own kind of search"
+        )
+    return str(args.truth)
 
 
 def _run_line(result: RunResult, runs: int) -> str:
@@ -280,11 +308,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("the corpus and --answers cannot both be standard input")
     items, _ = common.load_puzzles(args)
     solvers = _solvers(args, items)
-    try:
-        make_backend(args.truth)
-    except BackendError as error:
-        raise CliError(f"--truth: {error}") from None
-    truth = GroundTruth(args.truth)
+    truth = GroundTruth(_truth_name(args))
     tallies = {solver.name: SolverTally(solver.name) for solver in solvers}
     repeatable = {solver.name for solver in solvers if solver.repeatable}
     for obj in output.answered():  # what a resumed file holds counts in the summary
@@ -353,6 +377,7 @@ def _report(
             "runs_per_puzzle": args.runs,
             "seed": args.seed,
             "timeout": args.timeout,
+            "truth": backend,
             "ground_truth": {"backend": backend, "sat_calls": calls, "seconds": round(seconds, 6)},
             "exit_code": code,
         }
@@ -372,7 +397,7 @@ def _report(
     verdict = _plural(wrong, "wrong answer") if wrong else "no wrong answer"
     write(
         f"verify: {_plural(puzzles, 'puzzle')}, {_plural(runs, 'run')}, {verdict}; "
-        f"ground truth: {_plural(calls, 'SAT call')} ({backend}, {seconds:.3f} s)"
+        f"ground truth: {_plural(calls, 'SAT call')} (truth: {backend}, {seconds:.3f} s)"
     )
     if certifier is not None:
         failed = f", {certifier.failed} not certified" if certifier.failed else ""

@@ -212,3 +212,21 @@ def test_the_extended_truth_agrees_with_python_sat() -> None:
         if count == 1:
             assert found.solutions == pysat(puzzle).solutions
     assert extended.calls == 3
+
+
+def test_the_library_audit_picks_a_truth_off_the_audited_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sudoku_cp.audit import BackendSolver, audit
+    from sudoku_cp.audit import truth as truth_module
+    from sudoku_cp.formats import PuzzleItem
+
+    made: list[str] = []
+    real = truth_module.GroundTruth.__init__
+
+    def spy(self: GroundTruth, backend: str = "pysat", **options: Any) -> None:
+        made.append(backend)
+        real(self, backend, **options)
+
+    monkeypatch.setattr(truth_module.GroundTruth, "__init__", spy)
+    puzzle = parse_grid("4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......")
+    results = list(audit([PuzzleItem(0, 1, puzzle)], [BackendSolver("pysat")], unique=True))
+    assert made == ["cpsat"] and all(result.verdict.value == "correct" for result in results)

@@ -49,7 +49,7 @@ from .solvers import (
     Solver,
 )
 from .tally import SolverTally, tally
-from .truth import GroundTruth, Truth
+from .truth import GroundTruth, Truth, choose_truth
 
 __all__ = [
     "BOX_PLACEHOLDER",
@@ -111,7 +111,9 @@ def audit(
     if runs < 1:
         raise ValueError(f"runs must be >= 1, got {runs}")
     time_limit = Deadline(time_limit).seconds  # checked: >= 0, inf is no limit
-    truth = truth if truth is not None else GroundTruth()
+    if truth is None:  # a truth that does not take an audited backend's own path
+        audited = [solver.spec for solver in solvers if isinstance(solver, BackendSolver)]
+        truth = GroundTruth(choose_truth(audited))
     starts = [0]
     for solver in solvers:
         starts.append(starts[-1] + sum(run_count(solver.repeatable, item, runs) for item in items))

@@ -464,3 +464,26 @@ def test_batches_of_damaged_grids_match_the_oracle(shape: tuple[int, int]) -> No
     assert expected[0] and not all(expected)
     found = valid_completions(Geometry(p, q), np.array(puzzles), np.array(solutions))
     assert found.tolist() == expected
+
+
+@pytest.mark.parametrize("shape", [(2, 2), (2, 3), (3, 2), (3, 4), (4, 3)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_a_repeat_in_any_box_is_named_as_the_oracle_names_it(shape: tuple[int, int]) -> None:
+    """Two equal givens on a box's diagonal share no row or column: only that box can name them."""
+    p, q = shape
+    n = p * q
+    for top in range(0, n, p):
+        for left in range(0, n, q):
+            grid = [[0] * n for _ in range(n)]
+            grid[top][left] = grid[top + 1][left + 1] = n
+            expected = oracle_conflict(p, q, grid)
+            assert expected is not None and " in box " in expected
+            assert given_conflict(Grid(Geometry(p, q), np.array(grid))) == expected
+
+
+def test_check_solution_returns_the_solution_it_passes() -> None:
+    g = Geometry(3, 4)
+    solution = Grid(g, np.array(shuffled(3, 4, 11)))
+    puzzle = Grid(g, np.array(blanked(shuffled(3, 4, 11), 11)))
+    assert check_solution(puzzle, solution) is solution
+    with pytest.raises(VerificationError, match="is empty"):
+        check_solution(solution, puzzle)

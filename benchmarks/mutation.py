@@ -1,0 +1,291 @@
+"""Mutation check of the modules that judge answers (issue 24, item 6): do their tests notice a bug?
+
+For each target module the script makes mutants with ``ast`` (one small change each: a comparison
+turned (< to <=, == to !=, in to not in), a constant moved (0 <-> 1, k -> k + 1, True <-> False),
+a condition negated, ``and`` <-> ``or``, an arithmetic or bitwise operator swapped, a ``not`` dropped,
+a ``return`` or an ``if`` branch deleted), runs a chosen fast subset of tests against each, and
+counts the mutants killed (a test failed, the import broke, or the run timed out).
+
+Nothing in the working tree is touched: each worker copies ``sudoku_cp``, ``tests`` and
+``pyproject.toml`` into a temporary directory, writes the mutant there, and runs pytest with that
+copy first on ``sys.path``; the copy's original is written back in a ``finally`` block after each
+mutant.  Prints a Markdown table (module, mutants, killed, share, survivors) and the machine.
+
+Usage: ``python benchmarks/mutation.py [--jobs 2] [--only sudoku_cp/verify.py] [--limit N]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from common import ROOT, load_average, machine
+
+#: Module -> the tests run against each of its mutants (fast, and aimed at that module).
+TARGETS: dict[str, list[str]] = {
+    "sudoku_cp/verify.py": ["tests/test_verify.py", "tests/test_verify_oracle.py"],
+    "sudoku_cp/audit/judge.py": ["tests/test_audit.py", "tests/test_judge_mutation.py"],
+}
+
+_COMPARE_SWAP: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+}
+_BINOP_SWAP: dict[type[ast.operator], type[ast.operator]] = {
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.Add,
+    ast.FloorDiv: ast.Mult,
+    ast.Mod: ast.FloorDiv,
+    ast.BitAnd: ast.BitOr,
+    ast.BitOr: ast.BitAnd,
+    ast.LShift: ast.RShift,
+    ast.Pow: ast.Mult,
+}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One change: where (line of the original file) and what, and the mutated source."""
+
+    line: int
+    what: str
+    source: str
+
+
+def _is_docstring(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    parent = parents.get(node)
+    return isinstance(parent, ast.Expr) and isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _sites(tree: ast.Module) -> Iterator[tuple[ast.AST, str, str]]:
+    """Every (node, kind, description) a mutant can change, in source order."""
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    # Annotations are never evaluated here (postponed by `from __future__ import annotations`):
+    # changing `str | None` would only make mutants no test can kill.
+    annotations = {
+        id(inner) for node in ast.walk(tree) for note in _annotations(node) for inner in ast.walk(note)
+    }
+    for node in ast.walk(tree):
+        if id(node) in annotations:
+            continue
+        if isinstance(node, ast.Compare):
+            for index, op in enumerate(node.ops):
+                if type(op) in _COMPARE_SWAP:
+                    new = _COMPARE_SWAP[type(op)].__name__
+                    yield node, f"compare:{index}", f"{type(op).__name__} -> {new}"
+        elif isinstance(node, ast.Constant) and not _is_docstring(node, parents):
+            if isinstance(node.value, bool):
+                yield node, "const", f"{node.value} -> {not node.value}"
+            elif isinstance(node.value, int):
+                yield node, "const", f"{node.value} -> {_moved(node.value)}"
+        elif isinstance(node, ast.If | ast.While | ast.IfExp):
+            yield node, "negate", f"negate the {type(node).__name__.lower()} condition"
+            if isinstance(node, ast.If):
+                yield node, "drop-if", "delete the if branch"
+        elif isinstance(node, ast.BoolOp):
+            yield node, "boolop", "and -> or" if isinstance(node.op, ast.And) else "or -> and"
+        elif isinstance(node, ast.BinOp | ast.AugAssign) and type(node.op) in _BINOP_SWAP:
+            new = _BINOP_SWAP[type(node.op)].__name__
+            yield node, "binop", f"{type(node.op).__name__} -> {new}"
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not | ast.Invert):
+            yield node, "unary", f"drop {type(node.op).__name__.lower()}"
+        elif isinstance(node, ast.Return) and node.value is not None:
+            yield node, "drop-return", "delete the return"
+
+
+def _annotations(node: ast.AST) -> list[ast.expr]:
+    if isinstance(node, ast.arg | ast.AnnAssign):
+        return [node.annotation] if node.annotation is not None else []
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns is not None:
+        return [node.returns]
+    return []
+
+
+def _moved(value: int) -> int:
+    return {0: 1, 1: 0}.get(value, value + 1)
+
+
+class _Apply(ast.NodeTransformer):
+    """Applies one change to the node at ``target`` (its position in a fresh walk)."""
+
+    def __init__(self, target: ast.AST, kind: str) -> None:
+        self.target, self.kind = target, kind
+
+    def visit(self, node: ast.AST) -> ast.AST | list[ast.stmt] | None:
+        if node is not self.target:
+            return super().visit(node)
+        kind = self.kind
+        if kind.startswith("compare:"):
+            assert isinstance(node, ast.Compare)
+            index = int(kind.split(":")[1])
+            node.ops[index] = _COMPARE_SWAP[type(node.ops[index])]()
+        elif kind == "const":
+            assert isinstance(node, ast.Constant)
+            value = node.value
+            assert isinstance(value, int)
+            node.value = (not value) if isinstance(value, bool) else _moved(value)
+        elif kind == "negate":
+            assert isinstance(node, ast.If | ast.While | ast.IfExp)
+            node.test = ast.UnaryOp(op=ast.Not(), operand=node.test)
+        elif kind == "drop-if":
+            assert isinstance(node, ast.If)
+            return node.orelse or [ast.Pass()]
+        elif kind == "boolop":
+            assert isinstance(node, ast.BoolOp)
+            node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
+        elif kind == "binop":
+            assert isinstance(node, ast.BinOp | ast.AugAssign)
+            node.op = _BINOP_SWAP[type(node.op)]()
+        elif kind == "unary":
+            assert isinstance(node, ast.UnaryOp)
+            return node.operand
+        elif kind == "drop-return":
+            return ast.Pass()
+        return node
+
+
+def mutants(source: str) -> list[Mutant]:
+    """All single-change mutants of ``source`` that still compile."""
+    tree = ast.parse(source)
+    found = []
+    for index, (node, kind, what) in enumerate(_sites(tree)):
+        fresh = ast.parse(source)  # one tree per mutant: the transformer changes it in place
+        target = next(site for position, (site, _, _) in enumerate(_sites(fresh)) if position == index)
+        mutated = _Apply(target, kind).visit(fresh)
+        assert isinstance(mutated, ast.AST)
+        text = ast.unparse(ast.fix_missing_locations(mutated))
+        try:
+            compile(text, "<mutant>", "exec")
+        except SyntaxError:
+            continue
+        found.append(Mutant(getattr(node, "lineno", 0), what, text))
+    return found
+
+
+class _Workspace:
+    """A private copy of the code and tests where one mutant at a time is written."""
+
+    def __init__(self, parent: Path) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="mutation-", dir=parent)) / "repo"
+        ignore = shutil.ignore_patterns("__pycache__", ".hypothesis", "*.pyc")
+        shutil.copytree(ROOT / "sudoku_cp", self.root / "sudoku_cp", ignore=ignore)
+        shutil.copytree(ROOT / "tests", self.root / "tests", ignore=ignore)
+        shutil.copy(ROOT / "pyproject.toml", self.root / "pyproject.toml")
+        shared = ROOT.parent / "shared"
+        if shared.exists():  # tests read ../shared/data relative to the repository
+            (self.root.parent / "shared").symlink_to(shared)
+
+    def run(self, module: str, source: str | None, tests: list[str], timeout: float) -> bool:
+        """True when the tests pass with ``source`` in place of ``module`` (None: the original)."""
+        path = self.root / module
+        original = path.read_text()
+        try:
+            if source is not None:
+                path.write_text(source)
+            env = dict(os.environ, PYTHONPATH=str(self.root), PYTHONDONTWRITEBYTECODE="1")
+            command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+            try:
+                done = subprocess.run(
+                    command, cwd=self.root, env=env, capture_output=True, timeout=timeout, check=False
+                )
+            except subprocess.TimeoutExpired:
+                return False  # a mutant that hangs the tests is caught by their time limit
+            return done.returncode == 0
+        finally:
+            path.write_text(original)
+
+
+def _check_copy_is_used(workspace: _Workspace) -> None:
+    """The copy, not the editable install of the working tree, must be what the tests import."""
+    env = dict(os.environ, PYTHONPATH=str(workspace.root))
+    shown = subprocess.run(
+        [sys.executable, "-c", "import sudoku_cp; print(sudoku_cp.__file__)"],
+        cwd=workspace.root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if not shown.startswith(str(workspace.root)):
+        raise SystemExit(f"the tests would import {shown}, not the copy in {workspace.root}")
+
+
+def check_module(module: str, jobs: int, limit: int | None, parent: Path) -> tuple[int, int, list[Mutant]]:
+    """(mutants, killed, survivors) of ``module`` against its tests."""
+    tests = TARGETS[module]
+    all_mutants = mutants((ROOT / module).read_text())[:limit]
+    spaces = [_Workspace(parent) for _ in range(jobs)]
+    _check_copy_is_used(spaces[0])
+    start = time.perf_counter()
+    if not spaces[0].run(module, None, tests, timeout=600):
+        raise SystemExit(f"the tests of {module} fail without any mutant: fix them first")
+    timeout = max(30.0, 5 * (time.perf_counter() - start))
+    free = list(spaces)
+    lock = threading.Lock()
+
+    def one(mutant: Mutant) -> bool:
+        with lock:
+            space = free.pop()
+        try:
+            return space.run(module, mutant.source, tests, timeout)
+        finally:
+            with lock:
+                free.append(space)
+
+    with ThreadPoolExecutor(jobs) as pool:
+        survived = list(pool.map(one, all_mutants))
+    survivors = [m for m, alive in zip(all_mutants, survived, strict=True) if alive]
+    return len(all_mutants), len(all_mutants) - len(survivors), survivors
+
+
+def main() -> None:
+    """Run the mutation check and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--jobs", type=int, default=2, help="mutants tested at once (default 2)")
+    parser.add_argument("--only", action="append", choices=sorted(TARGETS), help="a module (repeatable)")
+    parser.add_argument("--limit", type=int, help="at most this many mutants per module (a quick try)")
+    args = parser.parse_args()
+    modules = args.only or list(TARGETS)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="sudoku-cp-mutation-") as scratch:
+        for module in modules:
+            start = time.perf_counter()
+            total, killed, survivors = check_module(module, args.jobs, args.limit, Path(scratch))
+            rows.append((module, total, killed, survivors, time.perf_counter() - start))
+    print(f"Machine: {machine()}; load average {load_average()}\n")
+    print("| module | tests | mutants | killed | share | survivors (line: change) | time |")
+    print("|---|---|---:|---:|---:|---|---:|")
+    for module, total, killed, survivors, seconds in rows:
+        listed = "; ".join(f"{m.line}: {m.what}" for m in survivors) or "none"
+        tests = ", ".join(Path(t).name for t in TARGETS[module])
+        share = f"{100 * killed / total:.0f} %" if total else "-"
+        print(f"| `{module}` | {tests} | {total} | {killed} | {share} | {listed} | {seconds:.0f} s |")
+    for module, _, _, _, _ in rows:
+        changed = subprocess.run(
+            ["git", "diff", "--stat", "--", module], cwd=ROOT, capture_output=True, text=True, check=False
+        ).stdout.strip()
+        print(f"\n`git diff {module}`: {changed or 'unchanged'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -242,3 +242,12 @@ def test_a_grid_packs_to_numbers_and_back() -> None:
     assert back == TWO and not back.values.flags.writeable
     six = Grid(Geometry(2, 3), np.zeros((6, 6), dtype=np.int16))
     assert unpack_grid(*pack_grid(six)).geometry.box_label == "2x3"
+
+
+def test_a_result_is_a_frozen_slotted_value_placed_first_by_default() -> None:
+    """Results are hashed and shipped by the thousand: no field changes after judging, no __dict__."""
+    result = RunResult("sat", 0, 1, 0, None, Claim.SOLVED, Verdict.CORRECT, 0.5)
+    assert result.position == 0 and result.to_json()["index"] == 0
+    with pytest.raises(AttributeError):
+        result.verdict = Verdict.WRONG  # type: ignore[misc]
+    assert not hasattr(result, "__dict__")

@@ -487,3 +487,14 @@ def test_check_solution_returns_the_solution_it_passes() -> None:
     assert check_solution(puzzle, solution) is solution
     with pytest.raises(VerificationError, match="is empty"):
         check_solution(solution, puzzle)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_oracle_numbers_boxes_as_geometry_documents(shape: tuple[int, int]) -> None:
+    """geometry.py: box b covers rows (b // p) * p ... and columns (b % p) * q ..., p rows by q columns."""
+    p, q = shape
+    n = p * q
+    boxes = oracle_units(p, q)[2 * n :]
+    for b, box in enumerate(boxes):
+        top, left = (b // p) * p, (b % p) * q
+        assert box == [(top + i, left + j) for i in range(p) for j in range(q)]

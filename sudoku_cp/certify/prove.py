@@ -16,7 +16,8 @@ from functools import cache
 import numpy as np
 
 from ..limits import Deadline, TimeLimitReached, solve_limited
-from .cnf import CertificateCnf
+from ..outcome import REASON_TIME_LIMIT
+from .cnf import CertificateCnf, split_clauses
 
 __all__ = [
     "PROVER",
@@ -112,7 +113,7 @@ def _program(
             raise TimeLimitReached("certification")
         answer = run_solver_program(command, clauses, n_vars, time_limit=left, proof=str(path))
         if answer.satisfiable is None:
-            if answer.reason is not None and "time limit" in answer.reason:
+            if answer.reason == REASON_TIME_LIMIT:
                 raise TimeLimitReached("certification")
             raise SolverProgramError(f"the prover {command!r} gave no answer: {answer.reason}")
         if answer.satisfiable:
@@ -232,6 +233,4 @@ def _reduced(flat: np.ndarray, n_vars: int) -> list[list[int]] | None:
     kept = np.repeat(~satisfied, lengths + 1)
     assigned = np.flatnonzero(value).astype(np.int64)
     literals = (assigned * value[assigned]).tolist()
-    from .cnf import split_clauses
-
     return [[literal] for literal in literals] + split_clauses(flat[kept])

@@ -12,7 +12,7 @@ placement that is not valid raises ``NishioDisagreement``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -442,28 +442,36 @@ def certify_reduction(
     ``certificate_refused`` True when the instance was too large to certify.
     """
     from ..certify.make import certify_closure, certify_formula
-    from ..certify.manifest import CertificateError, write_certificate
+    from ..certify.manifest import Certificate, CertificateError, write_certificate
     from ..limits import TimeLimitReached
 
     out: dict[str, Any] = {}
     notes: list[str] = []
     errors: list[str] = []
+
+    def attempt(claim: str, key: str, make: Callable[[Deadline], Certificate]) -> None:
+        """Write the certificate ``make`` gives under ``key``, or note why there is none."""
+        try:
+            out[key] = str(write_certificate(directory, make(Deadline(time_limit))))
+        except CertificateError as error:
+            errors.append(str(error))
+        except TimeLimitReached as error:
+            errors.append(f"claim '{claim}' not certified: {error}")
+
     formula_sat = report.get("formula_satisfiable")
     if formula_sat is False:
-        try:
-            made = certify_formula(
+        attempt(
+            "formula",
+            "formula_certificate",
+            lambda deadline: certify_formula(
                 formula.num_vars,
                 formula.clauses,
                 source=source,
                 checker=checker,
-                deadline=Deadline(time_limit),
+                deadline=deadline,
                 prover=prover,
-            )
-            out["formula_certificate"] = str(write_certificate(directory, made))
-        except CertificateError as error:
-            errors.append(str(error))
-        except TimeLimitReached as error:
-            errors.append(f"claim 'formula' not certified: {error}")
+            ),
+        )
     elif formula_sat is True:
         notes.append("formula: satisfiable, its model checked against it (no certificate needed)")
     placed = report.get("instance_satisfiable")
@@ -481,20 +489,13 @@ def certify_reduction(
         else:
             instance = reduce_formula(formula, nonempty=nonempty, fill=fill).instance
             empty = np.zeros_like(instance.mask, dtype=bool)
-            try:
-                made = certify_closure(
-                    instance.geometry,
-                    instance.mask,
-                    empty,
-                    checker=checker,
-                    deadline=Deadline(time_limit),
-                    prover=prover,
-                )
-                out["instance_certificate"] = str(write_certificate(directory, made))
-            except CertificateError as error:
-                errors.append(str(error))
-            except TimeLimitReached as error:
-                errors.append(f"claim 'closure' not certified: {error}")
+            attempt(
+                "closure",
+                "instance_certificate",
+                lambda deadline: certify_closure(
+                    instance.geometry, instance.mask, empty, checker=checker, deadline=deadline, prover=prover
+                ),
+            )
     if notes:
         out["certified"] = notes
     if errors:

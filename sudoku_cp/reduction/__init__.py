@@ -2,6 +2,9 @@
 
 * ``formula``: the ``Formula`` type, the DIMACS reader, 3-SAT splitting, pysat solving;
 * ``random3sat``: seeded uniform (and planted-satisfiable) random 3-SAT;
+* ``families``: cnfgen's formula families (random, planted, Tseitin, pigeonhole, parity, XOR)
+  with their known answers and reasons, and their reductions with witness placements;
+* ``benchset``: a graded benchmark set of family instances written into a directory;
 * ``gadgets``: the three gadgets and ``Layout``, the gadgets placed on one grid (checked);
 * ``packing``: ``build_layout``, the smallest grid whose boxes hold every gadget;
 * ``construction``: ``Reduction`` and ``reduce_formula`` (Theorems 6.1 and 6.2);
@@ -20,6 +23,7 @@ if TYPE_CHECKING:  # for type checkers; at run time each name is imported on fir
     from .construction import Reduction, reduce_formula
     from .decode import assignment_from_placement, placement_from_assignment
     from .errors import MetadataError, ReductionError
+    from .families import make_family_formula, reduce_family
     from .formula import Formula, FormulaCheckError, parse_dimacs, solve_formula, to_3sat
     from .random3sat import planted_3sat, random_3sat
 
@@ -32,10 +36,12 @@ _HOMES = {
     "Reduction": ".construction",
     "ReductionError": ".errors",
     "assignment_from_placement": ".decode",
+    "make_family_formula": ".families",
     "parse_dimacs": ".formula",
     "placement_from_assignment": ".decode",
     "planted_3sat": ".random3sat",
     "random_3sat": ".random3sat",
+    "reduce_family": ".families",
     "reduce_formula": ".construction",
     "solve_formula": ".formula",
     "to_3sat": ".formula",
@@ -51,10 +57,12 @@ __all__ = [
     "Reduction",
     "ReductionError",
     "assignment_from_placement",
+    "make_family_formula",
     "parse_dimacs",
     "placement_from_assignment",
     "planted_3sat",
     "random_3sat",
+    "reduce_family",
     "reduce_formula",
     "solve_formula",
     "to_3sat",

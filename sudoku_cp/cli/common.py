@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
+from ..backends.registry import backend_names, backends_help
 from ..errors import SudokuCpError
 from ..formats import (
     SYMBOLS,
@@ -120,36 +121,7 @@ exit codes:
   130 interrupted (Ctrl-C); what was written so far stays intact
   A batch exits with the most severe code over its puzzles, in the order 4 > 2 > 3 > 1 > 0."""
 
-BACKENDS_HELP = """\
-backends (--backend):
-  pysat            python-sat (default for solve): singles propagation over the whole batch,
-                   then Minicard on each open puzzle's compact exactly-one model; with
-                   --encoding, and for count, CaDiCaL 1.9.5 on that CNF
-  pysat:<solver>   any python-sat solver, e.g. pysat:glucose4, pysat:minisat22, pysat:cadical195
-  cpsat            OR-tools CP-SAT on the Boolean model (--workers, --seed)
-  cpsat:alldiff    CP-SAT with one integer per cell and AllDifferent per unit
-  dlx              native Algorithm X on the exact-cover model (default for count)
-  backtrack        native bitset search (complete; numba): naked and hidden singles, locked
-                   candidates, fewest-candidates guesses; a batch is solved in one compiled call
-  acs              ant colony system with best value evaporation (Lloyd & Amos; incomplete:
-                   finds one solution or says unknown; --seed; 10 s unless --time-limit);
-                   acs:<key=value,...> sets ants, q0, rho, bve (0: off), xi, tau0,
-                   rule (paper: greedy when q < q0, default; code: as the authors' program),
-                   iterations (a cap), e.g. --backend acs:bve=0,rule=code
-  hill             hill climbing (Jones, Roach & Perkins): box permutations, steepest ascent,
-                   greedy start, random restarts on plateaus (incomplete: finds one solution
-                   or says unknown; --seed); hill:<key=value,...> sets w1, w2, plateau_size,
-                   stall_limit, post_swap, shuffle_digits (0: ascending greedy order),
-                   max_restarts, max_iterations (none: no cap; without --time-limit
-                   restarts stop at 100000 unless set), e.g. hill:shuffle_digits=0
-  ils              iterated local search with constraint programming (Musliu & Winter):
-                   propagation, boxes filled inside the domains, min-conflicts tabu swaps,
-                   box re-fill perturbations (incomplete: finds one solution or says unknown;
-                   --seed); ils:<key=value,...> sets tenure, stall_limit, perturbation (refill
-                   or swap), strength, restart_after, domain_fill, domain_swaps, max_iterations
-                   (without --time-limit 20000000 unless set), e.g. ils:tenure=3,strength=2
-  --solver-cmd CMD any DIMACS SAT program, e.g. "cadical -q", "kissat -q", "minisat";
-                   {cnf} and {out} in CMD stand for the CNF file and a result file"""
+BACKENDS_HELP = backends_help()  # from the backends' table (backends.registry.TABLE)
 
 #: The longest error message ``error`` writes (after 'sudoku-cp: error: ').
 MAX_ERROR_LINE = 500
@@ -321,8 +293,12 @@ def add_backend_arguments(parser: argparse.ArgumentParser, default: str) -> None
     """--backend, --solver-cmd, --trust-solver, --time-limit, --workers, --seed."""
     group = parser.add_argument_group("backend")
     group.add_argument(
-        "--backend", metavar="NAME", help=f"solver backend, see 'sudoku-cp --help' (default: {default})"
+        "--backend",
+        metavar="NAME",
+        help=f"solver backend: {', '.join(backend_names())}; see below (default: {default})",
     )
+    # The backends' help, from their table, after the command's own text.
+    parser.epilog = "\n\n".join(filter(None, [BACKENDS_HELP, parser.epilog]))
     group.add_argument(
         "--solver-cmd",
         metavar="CMD",

@@ -7,8 +7,12 @@ The units are numbered: rows 0..n-1, columns n..2n-1, boxes 2n..3n-1.  Boxes are
 row-major: box ``b`` covers rows ``(b // p) * p ...`` and columns ``(b % p) * q ...``
 (a grid has n / p = q box bands down and n / q = p box stacks across).
 
-``MAX_SIDE`` (4096) is the largest grid side sudoku_cp takes: the grid of the largest reduction
-(64 x 64 boxes).  A larger size is refused before anything is allocated or enumerated.
+``MAX_SIDE`` (4096) is the largest grid side sudoku_cp takes for a dense grid (n x n arrays:
+puzzles, masks, the unit and peer tables).  A larger size is refused before anything is allocated
+or enumerated.  A *sparse* geometry (``Geometry(p, q, sparse=True)``, ``geometry_for_size(...,
+sparse=True)``) goes up to ``MAX_SPARSE_SIDE``: it is for sets of cells held as coordinates (the
+Nishio instances of large reductions), and its n x n tables are refused above ``MAX_SIDE`` when
+asked for.  The tables are built on first use, never by the constructor.
 """
 
 from __future__ import annotations
@@ -22,10 +26,12 @@ import numpy as np
 
 from .errors import SudokuCpError, excerpt
 
-__all__ = ["MAX_SIDE", "Geometry", "GeometryError", "geometry_for_size", "parse_box"]
+__all__ = ["MAX_SIDE", "MAX_SPARSE_SIDE", "Geometry", "GeometryError", "geometry_for_size", "parse_box"]
 
-#: The largest grid side: 64 x 64 boxes, the grid of the largest reduction (``reduction.packing``).
+#: The largest side of a dense grid (its n x n tables take n^2 entries each).
 MAX_SIDE = 4096
+#: The largest side of a sparse geometry: a flat cell index r * n + c stays far inside int64.
+MAX_SPARSE_SIDE = 1 << 20
 _DIGITS = re.compile(r"[0-9]{1,9}")  # ASCII only: str.isdigit takes '²', which int() refuses
 _SHOWN_SHAPES = 6  # box shapes named in an error; a highly composite n has dozens
 
@@ -40,41 +46,34 @@ class Geometry:
 
     p: int
     q: int
+    sparse: bool = field(default=False, compare=False)
     n: int = field(init=False)
-    box_of_cell: np.ndarray = field(init=False, repr=False, compare=False)
-    units: np.ndarray = field(init=False, repr=False, compare=False)
-    cell_units: np.ndarray = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.p < 1 or self.q < 1 or self.p * self.q < 2:
             raise GeometryError(f"box {self.p}x{self.q} is not a Sudoku box shape")
         n = self.p * self.q
-        if n > MAX_SIDE:
+        largest = MAX_SPARSE_SIDE if self.sparse else MAX_SIDE
+        if n > largest:
             raise GeometryError(
-                f"box {self.p}x{self.q} makes a {n}x{n} grid, above the largest side {MAX_SIDE}"
+                f"box {self.p}x{self.q} makes a {n}x{n} grid, above the largest side {largest}"
             )
-        rows = np.arange(n).repeat(n)
-        cols = np.tile(np.arange(n), n)
-        box = (rows // self.p) * self.p + cols // self.q
-        cells = np.arange(n * n)
-        units = np.concatenate(
-            [
-                cells.reshape(n, n),
-                cells.reshape(n, n).T,
-                # [band, row in band, stack, column in stack] -> one box per line, in reading order
-                cells.reshape(self.q, self.p, self.p, self.q).transpose(0, 2, 1, 3).reshape(n, n),
-            ]
-        )
-        cell_units = np.stack([rows, n + cols, 2 * n + box], axis=1)
-        for name, value in (
-            ("n", n),
-            ("box_of_cell", box),
-            ("units", units),
-            ("cell_units", cell_units),
-        ):
-            if isinstance(value, np.ndarray):
-                value.setflags(write=False)
-            object.__setattr__(self, name, value)
+        object.__setattr__(self, "n", n)
+
+    @property
+    def box_of_cell(self) -> np.ndarray:
+        """Box index of every flat cell, (n*n,) (built on first use; refused above ``MAX_SIDE``)."""
+        return _tables(self.p, self.q)[0]
+
+    @property
+    def units(self) -> np.ndarray:
+        """The flat cells of every unit, (3n, n): rows, columns, boxes (built on first use)."""
+        return _tables(self.p, self.q)[1]
+
+    @property
+    def cell_units(self) -> np.ndarray:
+        """The three units of every flat cell, (n*n, 3) (built on first use)."""
+        return _tables(self.p, self.q)[2]
 
     @property
     def box_label(self) -> str:
@@ -105,6 +104,33 @@ class Geometry:
 
 
 @cache
+def _tables(p: int, q: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(box_of_cell, units, cell_units) of the p x q box geometry; GeometryError above ``MAX_SIDE``."""
+    n = p * q
+    if n > MAX_SIDE:
+        raise GeometryError(
+            f"a {n}x{n} grid is too large for n x n tables (at most {MAX_SIDE}); "
+            "this operation needs them, the sparse ones do not"
+        )
+    rows = np.arange(n).repeat(n)
+    cols = np.tile(np.arange(n), n)
+    box = (rows // p) * p + cols // q
+    cells = np.arange(n * n)
+    units = np.concatenate(
+        [
+            cells.reshape(n, n),
+            cells.reshape(n, n).T,
+            # [band, row in band, stack, column in stack] -> one box per line, in reading order
+            cells.reshape(q, p, p, q).transpose(0, 2, 1, 3).reshape(n, n),
+        ]
+    )
+    cell_units = np.stack([rows, n + cols, 2 * n + box], axis=1)
+    for value in (box, units, cell_units):
+        value.setflags(write=False)
+    return box, units, cell_units
+
+
+@cache
 def _peers(geometry: Geometry) -> np.ndarray:
     n = geometry.n
     together = np.sort(geometry.units[geometry.cell_units].reshape(n * n, 3 * n), axis=1)
@@ -117,27 +143,29 @@ def _peers(geometry: Geometry) -> np.ndarray:
 
 
 @cache
-def _geometry(p: int, q: int) -> Geometry:
-    return Geometry(p, q)
+def _geometry(p: int, q: int, sparse: bool = False) -> Geometry:
+    return Geometry(p, q, sparse or p * q > MAX_SIDE)
 
 
-def geometry_for_size(n: int, box: tuple[int, int] | None = None) -> Geometry:
+def geometry_for_size(n: int, box: tuple[int, int] | None = None, *, sparse: bool = False) -> Geometry:
     """The geometry of an n x n grid: the given box shape, or square boxes when n is a square.
 
-    Raises GeometryError when n has no box shape, when the box does not fit n, or when n
-    admits several shapes (6, 8, 12, ...) and none was given.
+    Sides up to ``MAX_SIDE``, or ``MAX_SPARSE_SIDE`` with ``sparse`` (a geometry for cells held as
+    coordinates).  Raises GeometryError when n has no box shape, when the box does not fit n, or
+    when n admits several shapes (6, 8, 12, ...) and none was given.
     """
-    if not 2 <= n <= MAX_SIDE:
+    largest = MAX_SPARSE_SIDE if sparse else MAX_SIDE
+    if not 2 <= n <= largest:
         size = str(n) if abs(n) < 10**12 else "a huge number"
-        raise GeometryError(f"a grid side must lie in 2..{MAX_SIDE}, not {size}")
+        raise GeometryError(f"a grid side must lie in 2..{largest}, not {size}")
     if box is not None:
         p, q = box
         if p * q != n:
             raise GeometryError(f"box {p}x{q} does not fit a {n}x{n} grid ({p}*{q} != {n})")
-        return _geometry(p, q)
+        return _geometry(p, q, sparse)
     root = math.isqrt(n)
     if root * root == n and root >= 2:
-        return _geometry(root, root)
+        return _geometry(root, root, sparse)
     shapes = [f"{p}x{n // p}" for p in range(2, n // 2 + 1) if n % p == 0]
     if not shapes:
         raise GeometryError(f"a {n}x{n} grid has no box shape ({n} is not a product of two factors >= 2)")
@@ -147,8 +175,8 @@ def geometry_for_size(n: int, box: tuple[int, int] | None = None) -> Geometry:
     raise GeometryError(f"a {n}x{n} grid has several box shapes ({shown}): give one with --box")
 
 
-def parse_box(text: str) -> tuple[int, int]:
-    """Parse a box shape 'PxQ' (P rows by Q columns), with P*Q at most ``MAX_SIDE``."""
+def parse_box(text: str, *, largest: int = MAX_SIDE) -> tuple[int, int]:
+    """Parse a box shape 'PxQ' (P rows by Q columns), with P*Q at most ``largest``."""
     shown = excerpt(text, 20)  # the text can be any length
     parts = text.lower().split("x")
     if len(parts) != 2 or not all(_DIGITS.fullmatch(part.strip()) for part in parts):
@@ -156,6 +184,6 @@ def parse_box(text: str) -> tuple[int, int]:
     p, q = int(parts[0]), int(parts[1])
     if p < 1 or q < 1 or p * q < 2:
         raise GeometryError(f"box shape {shown} is not a Sudoku box shape")
-    if p * q > MAX_SIDE:
-        raise GeometryError(f"box shape {shown} makes a grid side above the largest, {MAX_SIDE}")
+    if p * q > largest:
+        raise GeometryError(f"box shape {shown} makes a grid side above the largest, {largest}")
     return p, q

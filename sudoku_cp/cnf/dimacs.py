@@ -67,6 +67,7 @@ __all__ = [
     "SolverProgramError",
     "dimacs_text",
     "flat_dimacs_bytes",
+    "write_flat_dimacs",
     "normalize_clause",
     "parse_solver_output",
     "read_dimacs",
@@ -298,6 +299,39 @@ def dimacs_text(clauses: ClauseInput, n_vars: int, comments: Iterable[str] = ())
     out = io.StringIO()
     write_dimacs(out, clauses, n_vars, comments)
     return out.getvalue()
+
+
+def write_flat_dimacs(
+    target: str | os.PathLike[str] | IO[str] | IO[bytes],
+    flat: np.ndarray,
+    n_vars: int,
+    comments: Iterable[str] = (),
+) -> int:
+    """Write a flat literal array (each 0 ends a clause) as DIMACS to a path or stream, a chunk of
+    literals at a time; returns the number of clauses.  The bytes equal ``write_dimacs``'s for the
+    same clauses and comments."""
+    flat = np.asarray(flat)
+    _integer_array(flat)
+    _check_range(flat, n_vars)
+    if flat.size and flat[-1] != 0:
+        raise DimacsError("the last clause of a flat literal array is not ended by 0")
+    n_clauses = int(np.count_nonzero(flat == 0))
+    head = _comment_lines(comments) + f"p cnf {n_vars} {n_clauses}\n"
+    if isinstance(target, (str, os.PathLike)):
+        with open(target, "wb") as out:
+            _write_flat(out, True, head, flat)
+        return n_clauses
+    stream: IO[Any] = target
+    binary = isinstance(stream, (io.RawIOBase, io.BufferedIOBase)) or "b" in getattr(stream, "mode", "")
+    _write_flat(stream, binary, head, flat)
+    return n_clauses
+
+
+def _write_flat(out: IO[Any], binary: bool, head: str, flat: np.ndarray) -> None:
+    out.write(head.encode("utf-8") if binary else head)
+    for start in range(0, flat.size, _CHUNK_LITERALS):
+        text = _literal_bytes(flat[start : start + _CHUNK_LITERALS])
+        out.write(text if binary else text.decode("ascii"))
 
 
 def flat_dimacs_bytes(flat: np.ndarray, n_vars: int) -> bytes:

@@ -53,28 +53,30 @@ __all__ = [
 class NishioCpModel:
     """A CP-SAT model of a Nishio instance.
 
-    ``cell_literals[r, c]``: a literal true exactly when the placement uses cell (r, c) of S (None
-    outside S); for the bool kind these are the ``x`` variables, for the alldiff kind fresh booleans
-    are created on demand by ``cell_literal``.  ``row_vars``: the ``v_rR`` IntVars (alldiff only).
+    ``cell_literals[i]``: a literal true exactly when the placement uses cell i of S (reading order;
+    None until made): for the bool kind these are the ``x`` variables, for the alldiff kind fresh
+    booleans are created on demand by ``cell_literal``.  ``row_vars``: the ``v_rR`` IntVars
+    (alldiff only).
     """
 
     model: cp_model.CpModel
     kind: CpsatModelKind
     instance: NishioInstance
-    cell_literals: np.ndarray
+    cell_literals: list[cp_model.IntVar | None]
     row_vars: list[cp_model.IntVar]
 
     def cell_literal(self, r: int, c: int) -> cp_model.IntVar:
         """A literal equivalent to "row r uses column c" (made on demand for the alldiff kind)."""
-        literal = self.cell_literals[r, c]
+        index = int(self.instance.index_of(np.array([r]), np.array([c]))[0])
+        if index < 0:
+            raise ValueError(f"cell ({r}, {c}) is not in S")
+        literal = self.cell_literals[index]
         if literal is None:
-            if not self.instance.mask[r, c]:
-                raise ValueError(f"cell ({r}, {c}) is not in S")
             v = self.row_vars[r]
             literal = self.model.new_bool_var(f"is_r{r + 1}c{c + 1}")
             self.model.add(v == c + 1).only_enforce_if(literal)
             self.model.add(v != c + 1).only_enforce_if(~literal)
-            self.cell_literals[r, c] = literal
+            self.cell_literals[index] = literal
         return literal
 
     def decode_vector(self, values: np.ndarray) -> np.ndarray:
@@ -82,12 +84,13 @@ class NishioCpModel:
         n = self.instance.n
         cols = np.full(n, -1, dtype=np.int64)
         if self.kind is CpsatModelKind.ALLDIFF:
-            for r, v in enumerate(self.row_vars):
-                cols[r] = int(values[v.index]) - 1
-            return cols
-        for r, c in self.instance.cells():
-            if values[self.cell_literals[r, c].index]:
-                cols[r] = c if cols[r] == -1 else -2
+            indices = np.array([v.index for v in self.row_vars], dtype=np.int64)
+            return np.asarray(values, dtype=np.int64)[indices] - 1
+        indices = np.array([lit.index for lit in self.cell_literals if lit is not None], dtype=np.int64)
+        chosen = np.flatnonzero(np.asarray(values)[indices])
+        rows = self.instance.rows[chosen]
+        cols[rows] = self.instance.cols[chosen]
+        cols[np.bincount(rows, minlength=n) > 1] = -2
         return cols
 
     def decode(self, source: cp_model.CpSolver | cp_model.CpSolverSolutionCallback) -> np.ndarray:
@@ -101,42 +104,52 @@ class NishioCpModel:
         return {"variables": len(proto.variables), "constraints": len(proto.constraints), **families}
 
 
-def _build_bool(model: cp_model.CpModel, instance: NishioInstance) -> np.ndarray:
-    g = instance.geometry
-    n = g.n
-    x = np.full((n, n), None, dtype=object)
-    for r, c in instance.cells():
-        x[r, c] = model.new_bool_var(f"x_r{r + 1}c{c + 1}")
-    flat = x.reshape(-1)
-    for unit in range(3 * n):
-        kind, index = divmod(unit, n)
-        literals = [lit for lit in flat[g.units[unit]].tolist() if lit is not None]
-        model.add_exactly_one(literals).with_name(f"{('row', 'column', 'box')[kind]}{index + 1}")
-    return x
+def _groups(keys: np.ndarray, count: int) -> list[list[int]]:
+    """For each key 0..count-1, the positions holding it, in position order."""
+    order = np.argsort(keys, kind="stable")
+    bounds = np.searchsorted(keys[order], np.arange(count + 1))
+    flat = order.tolist()
+    return [flat[a:b] for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)]
+
+
+def _build_bool(model: cp_model.CpModel, instance: NishioInstance) -> list[cp_model.IntVar | None]:
+    n = instance.n
+    x: list[cp_model.IntVar] = [
+        model.new_bool_var(f"x_r{r}c{c}")
+        for r, c in zip((instance.rows + 1).tolist(), (instance.cols + 1).tolist(), strict=True)
+    ]
+    # Reading order sorted stably by unit: a row left to right, a column top to bottom, a box in
+    # reading order, as the units list their cells.
+    families = (
+        ("row", _groups(instance.rows, n)),
+        ("column", _groups(instance.cols, n)),
+        ("box", _groups(instance.boxes, n)),
+    )
+    for name, members in families:
+        for index, cells in enumerate(members):
+            model.add_exactly_one([x[i] for i in cells]).with_name(f"{name}{index + 1}")
+    return list[cp_model.IntVar | None](x)
 
 
 def _build_alldiff(model: cp_model.CpModel, instance: NishioInstance) -> list[cp_model.IntVar]:
     g = instance.geometry
     n, p, q = g.n, g.p, g.q
-    mask = instance.mask
+    by_row = _groups(instance.rows, n)
+    cols = instance.cols.tolist()
     v: list[cp_model.IntVar] = []
     for r in range(n):
-        columns = (np.flatnonzero(mask[r]) + 1).tolist()
+        columns = [cols[i] + 1 for i in by_row[r]]
         domain = cp_model.Domain.from_values(columns or [0])
         v.append(model.new_int_var_from_domain(domain, f"v_r{r + 1}"))
     for r in range(n):
-        if not mask[r].any():
+        if not by_row[r]:
             model.add_bool_or([]).with_name(f"empty_r{r + 1}")
     model.add_all_different(v).with_name("columns")
     # y[r][s]: row r uses column stack s (columns s*q .. s*q + q - 1); only where row r has a cell there.
-    stacks = n // q
+    stacks_of_row = [sorted({cols[i] // q for i in cells}) for cells in by_row]
     y: list[dict[int, cp_model.IntVar]] = []
     for r in range(n):
-        row_y: dict[int, cp_model.IntVar] = {}
-        for s in range(stacks):
-            if mask[r, s * q : (s + 1) * q].any():
-                row_y[s] = model.new_bool_var(f"y_r{r + 1}s{s + 1}")
-        y.append(row_y)
+        y.append({s: model.new_bool_var(f"y_r{r + 1}s{s + 1}") for s in stacks_of_row[r]})
     for r in range(n):
         for s, literal in y[r].items():
             model.add_linear_constraint(v[r], s * q + 1, (s + 1) * q).only_enforce_if(literal).with_name(
@@ -154,7 +167,7 @@ def _build_alldiff(model: cp_model.CpModel, instance: NishioInstance) -> list[cp
 def build_nishio_cpsat(
     instance: NishioInstance, kind: CpsatModelKind | str = CpsatModelKind.BOOL
 ) -> NishioCpModel:
-    """The CP-SAT model of a Nishio instance of the given kind (see the module table)."""
+    """The CP-SAT model of a Nishio instance of the given kind (see the module table), from its cells."""
     kind = CpsatModelKind(kind)
     g = instance.geometry
     model = cp_model.CpModel()
@@ -163,8 +176,7 @@ def build_nishio_cpsat(
         literals = _build_bool(model, instance)
         return NishioCpModel(model, kind, instance, literals, [])
     row_vars = _build_alldiff(model, instance)
-    literals = np.full((g.n, g.n), None, dtype=object)
-    return NishioCpModel(model, kind, instance, literals, row_vars)
+    return NishioCpModel(model, kind, instance, [None] * instance.size, row_vars)
 
 
 def export_nishio_cpsat(model: NishioCpModel) -> str:
@@ -239,11 +251,12 @@ class CpsatNishio(NishioMethod):
             if not verdict:
                 return covered
             covered[np.arange(n), checked_placement(instance, model.decode(solver), self.name)] = True
-            uncovered = np.argwhere(instance.mask & ~covered).tolist()
+            uncovered = np.flatnonzero(~covered[instance.rows, instance.cols]).tolist()
             if not uncovered:
                 return covered
             # The uncovered set only shrinks, so each new clause implies the previous ones.
-            model.model.add_bool_or([model.cell_literal(r, c) for r, c in uncovered])
+            rows, cols = instance.rows.tolist(), instance.cols.tolist()
+            model.model.add_bool_or([model.cell_literal(rows[i], cols[i]) for i in uncovered])
 
     def _count(self, instance: NishioInstance, limit: int | None, deadline: Deadline) -> NishioCount | None:
         """The number of placements inside S, stopping at ``limit`` when one is given."""

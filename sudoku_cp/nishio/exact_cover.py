@@ -13,7 +13,9 @@ options of the cell's row, column and box removed), adding each placement found 
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
+from typing import IO
 
 import numpy as np
 
@@ -24,7 +26,13 @@ from .instance import NishioInstance
 from .method import NO_PLACEMENT, Decision, NishioCount, NishioMethod
 from .placement import checked_placement
 
-__all__ = ["DlxNishio", "NishioExactCover", "build_nishio_exact_cover", "export_nishio_dlx"]
+__all__ = [
+    "DlxNishio",
+    "NishioExactCover",
+    "build_nishio_exact_cover",
+    "export_nishio_dlx",
+    "write_nishio_dlx",
+]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -67,28 +75,32 @@ def build_nishio_exact_cover(instance: NishioInstance) -> NishioExactCover:
     """The exact-cover model of a Nishio instance."""
     g = instance.geometry
     n = g.n
-    rows, cols = np.nonzero(instance.mask)
-    rows = rows.astype(np.int64)
-    cols = cols.astype(np.int64)
-    boxes = (rows // g.p) * g.p + cols // g.q
+    rows, cols, boxes = instance.rows, instance.cols, instance.boxes
     items = np.stack([rows, n + cols, 2 * n + boxes], axis=1).reshape(-1, 3)
-    for array in (rows, cols, items):
-        array.setflags(write=False)
+    items.setflags(write=False)
     return NishioExactCover(instance, rows, cols, items)
 
 
 def export_nishio_dlx(model: NishioExactCover) -> str:
     """The model in Knuth's DLX input format, with '|' comment lines naming the instance."""
+    out = io.StringIO()
+    write_nishio_dlx(model, out)
+    return out.getvalue()
+
+
+def write_nishio_dlx(model: NishioExactCover, out: IO[str], chunk: int = 65536) -> None:
+    """Write ``export_nishio_dlx``'s text to a text stream, a chunk of options at a time."""
     g = model.instance.geometry
     names = np.array(model.item_names(), dtype=object)
-    lines = [
+    out.write(
         f"| sudoku_cp Nishio exact cover: n {g.n} box {g.box_label}, {model.n_items} items, "
-        f"{model.n_options} options",
-        "| items: rR row R, cC column C, bB box B holds the digit (1-based); one option per cell of S",
-        " ".join(model.item_names()),
-    ]
-    lines.extend(" ".join(row) for row in names[model.option_items].tolist())
-    return "\n".join(lines) + "\n"
+        f"{model.n_options} options\n"
+        "| items: rR row R, cC column C, bB box B holds the digit (1-based); one option per cell of S\n"
+    )
+    out.write(" ".join(model.item_names()) + "\n")
+    for start in range(0, model.n_options, chunk):
+        rows = names[model.option_items[start : start + chunk]].tolist()
+        out.write("".join(" ".join(row) + "\n" for row in rows))
 
 
 class DlxNishio(NishioMethod):

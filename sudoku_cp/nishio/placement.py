@@ -32,7 +32,10 @@ def placement_cells(cols: Sequence[int] | np.ndarray) -> list[tuple[int, int]]:
 
 
 def placement_problem(instance: NishioInstance, cols: Sequence[int] | np.ndarray) -> str | None:
-    """Why ``cols`` (column per row) is not a valid placement inside S, or None when it is one."""
+    """Why ``cols`` (column per row) is not a valid placement inside S, or None when it is one.
+
+    Works from the cells of S (no dense grid); the first problem in row order is named.
+    """
     g = instance.geometry
     n = g.n
     cols = np.asarray(cols)
@@ -40,21 +43,32 @@ def placement_problem(instance: NishioInstance, cols: Sequence[int] | np.ndarray
         return f"a placement needs one column for each of the {n} rows, got {cols.size}"
     if (cols < 0).any() or (cols >= n).any():
         return "a placement column lies outside the grid"
-    seen_col: dict[int, int] = {}
-    seen_box: dict[int, int] = {}
-    for r in range(n):
-        c = int(cols[r])
-        name = g.cell_name(r * n + c)
-        if not instance.mask[r, c]:
-            return f"{name} is not in S"
-        if c in seen_col:
-            return f"{g.cell_name(seen_col[c])} and {name} share column {c + 1}"
-        b = g.box_index(r, c)
-        if b in seen_box:
-            return f"{g.cell_name(seen_box[b])} and {name} share box {b + 1}"
-        seen_col[c] = r * n + c
-        seen_box[b] = r * n + c
-    return None
+    cols = cols.astype(np.int64)
+    rows = np.arange(n, dtype=np.int64)
+    boxes = (rows // g.p) * g.p + cols // g.q
+    outside = ~instance.contains(rows, cols)
+    first_col = _first_seen(cols)
+    first_box = _first_seen(boxes)
+    # The first row with any problem; within a row, S before the column before the box (as named).
+    bad = outside | (first_col != rows) | (first_box != rows)
+    if not bad.any():
+        return None
+    r = int(np.argmax(bad))
+    c = int(cols[r])
+    name = g.cell_name(r * n + c)
+    if outside[r]:
+        return f"{name} is not in S"
+    if first_col[r] != r:
+        return f"{g.cell_name(int(first_col[r]) * n + c)} and {name} share column {c + 1}"
+    b = int(boxes[r])
+    other = int(first_box[r])
+    return f"{g.cell_name(other * n + int(cols[other]))} and {name} share box {b + 1}"
+
+
+def _first_seen(values: np.ndarray) -> np.ndarray:
+    """For each position, the first position holding the same value."""
+    _, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    return first[inverse.reshape(-1)]
 
 
 def checked_placement(instance: NishioInstance, cols: np.ndarray, method: str) -> np.ndarray:
@@ -68,6 +82,8 @@ def checked_placement(instance: NishioInstance, cols: np.ndarray, method: str) -
 
 def has_empty_unit(instance: NishioInstance) -> bool:
     """True when some row, column or box holds no cell of S (so no placement exists)."""
-    g = instance.geometry
-    per_unit = instance.mask.reshape(-1)[g.units].any(axis=1)
-    return not bool(per_unit.all())
+    n = instance.n
+    if instance.size == 0:
+        return True
+    # A unit without a cell of S is a row, column or box number missing from S's cells.
+    return any(np.unique(values).size != n for values in (instance.rows, instance.cols, instance.boxes))

@@ -60,7 +60,8 @@ class _Session:
 
     def block(self, cols: np.ndarray) -> None:
         """Forbid this placement: a clause over its cell variables."""
-        self.solver.add_clause([-int(self.cnf.cell_vars[r, c]) for r, c in enumerate(cols.tolist())])
+        rows = np.arange(cols.size)
+        self.solver.add_clause((-self.cnf.cell_var(rows, cols)).tolist())
 
 
 class SatNishio(NishioMethod):
@@ -135,7 +136,8 @@ class SatNishio(NishioMethod):
             return None if answer is None else covered
         covered[np.arange(instance.n), session.placement()] = True
         while True:
-            uncovered = session.cnf.cell_vars[instance.mask & ~covered].tolist()
+            # Cell variables are the positions in S plus one: the uncovered ones, read off the mask.
+            uncovered = (np.flatnonzero(~covered[instance.rows, instance.cols]) + 1).tolist()
             if not uncovered:
                 return covered
             act = session.fresh()

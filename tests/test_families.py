@@ -8,6 +8,7 @@ on the reduced instance; a witness decodes to a placement both checkers accept.
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -155,3 +156,58 @@ def test_bad_requests_are_one_line_family_errors(
     with pytest.raises(FamilyError) as raised:
         make_family_formula(family, size, 0, **params)
     assert words in str(raised.value) and "\n" not in str(raised.value)
+
+
+# ------------------------------------------------------------------------------------ reduce --family
+
+
+def test_reduce_family_writes_instance_metadata_formula_and_witness(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from sudoku_cp.cli import main
+    from sudoku_cp.nishio.text import parse_instance
+    from sudoku_cp.reduction.formula import parse_dimacs
+
+    out, meta, cnf, witness = (str(tmp_path / name) for name in ("i.nishio", "i.json", "f.cnf", "w.txt"))
+    args = ["reduce", "--family", "planted", "--size", "6", "--seed", "3", "-o", out, "--meta", meta]
+    code = main([*args, "--write-formula", cnf, "--witness", witness, "--json"])
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["expected"] == "sat" and summary["reason"] == "planted assignment"
+    data = json.loads(Path(meta).read_text())
+    assert data["expected"] == "sat" and data["family"]["seed"] == 3
+    made = make_family_formula("planted", 6, 3)
+    assert parse_dimacs(Path(cnf).read_text()) == made.formula
+    instance = parse_instance(Path(out).read_text())
+    assert instance.size == summary["cells"]
+    assert main(["reduce", "--decode", meta, witness]) == 0
+    assert "s SATISFIABLE" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--family", "nosuch", "--size", "3"], "unknown family 'nosuch'"),
+        (["--family", "tseitin", "--size", "3"], "size 3 is out of range"),
+        (["--family", "tseitin"], "needs --size N"),
+        (["--size", "3", "f.cnf"], "--size goes with --family"),
+        (["--family", "tseitin", "--size", "6", "--witness", "w", "-o", "o"], "no model is known"),
+        (["--family", "tseitin", "--size", "6", "f.cnf"], "makes its own formula"),
+    ],
+)
+def test_reduce_family_bad_input_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], words: str
+) -> None:
+    from sudoku_cp.cli import main
+
+    monkey = pytest.MonkeyPatch()
+    monkey.chdir(tmp_path)
+    try:
+        assert main(["reduce", *args]) == 2
+    finally:
+        monkey.undo()
+    err = capsys.readouterr().err
+    assert words in err and err.count("\n") == 1
+    assert not (tmp_path / "o").exists()

@@ -30,7 +30,8 @@ closure S') exactly when the formula is satisfiable (Theorem 6.2).
 
 Formulas: DIMACS CNF files (SATLIB files with their '%' tail are fine; clauses longer than 3
 are split into 3-literal clauses with fresh variables), or a random 3-SAT formula with
---random-vars N --clauses M --seed S (--planted: satisfiable by a hidden assignment).
+--random-vars N --clauses M --seed S (--planted: satisfiable by a hidden assignment), or a
+formula of a family with --family NAME --size N --seed S (see 'formula families' below).
 
 Modes:
   build (default)  write the instance (-o, mask rows with 'x' for cells of S; --form cells|json),
@@ -65,6 +66,25 @@ examples:
   sudoku-cp reduce --verify satlib/uf20-91/*.cnf --time-limit 60 --json
   sudoku-cp reduce --verify satlib/*/*.cnf --json --jobs 2 --output-file runs.jsonl --resume
   sudoku-cp reduce formula.cnf --svg layout.svg --fill minimal
+  sudoku-cp reduce --family tseitin --size 40 --seed 1 -o inst.nishio --meta inst.json
+  sudoku-cp reduce --family planted --size 30 --seed 2 -o inst.nishio --witness inst.placement
+  sudoku-cp reduce --family random --size 50 --time-limit 60 -o inst.nishio --json
+
+formula families (--family NAME --size N [--seed S]; encodings/families.md):
+  random      random k-CNF (--width k, default 3) with round(--ratio * N) clauses over N
+              variables (default ratio: the threshold, 4.26 for k = 3); decided by CaDiCaL
+              within --time-limit (stopped: expected 'unknown')
+  planted     the same, every clause satisfied by a hidden assignment: sat, its placement known
+  tseitin     Tseitin formula of a random --degree-regular graph (default 3) on N vertices, odd
+              total charge: unsat by parity
+  pigeonhole  N+1 pigeons into N holes: unsat by counting
+  parity      N elements into pairs: unsat when N is odd, sat when even
+  xor         random k-XOR (--width, default 3), round(--ratio * N) parities over N variables
+              (default ratio 1.0): decided by Gaussian elimination over GF(2)
+  Each formula is split to 3-CNF and reduced; -o, --meta, --svg, --form as for a FORMULA.  The
+  metadata and --json record the family, its parameters, 'expected' (sat, unsat or unknown) and
+  'reason'; --write-formula keeps the family's 3-CNF (with them as 'c' lines), --witness FILE the
+  placement of a known model (a cell per row; checked), --certify DIR a certificate of 'unsat'.
 
 exit codes:
   0  done; with --verify every side answered and everything agreed
@@ -107,6 +127,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     random.add_argument(
         "--planted", action="store_true", help="keep only clauses a hidden assignment satisfies"
     )
+    _add_family_options(parser)
     parser.add_argument("--nonempty", action="store_true", help="Theorem 6.2: S always has a placement")
     parser.add_argument(
         "--fill",
@@ -435,8 +456,90 @@ def _code(report: dict[str, Any]) -> int:
     return EXIT_OK if report.get("agree") else EXIT_UNKNOWN
 
 
+# ----------------------------------------------------------------------------------------- family
+
+
+def _add_family_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("formula families (instead of FORMULA; --seed as above)")
+    group.add_argument(
+        "--family", metavar="NAME", help="random, planted, tseitin, pigeonhole, parity or xor (see below)"
+    )
+    group.add_argument(
+        "--size", type=common.integer(1), metavar="N", help="variables, vertices, holes or elements"
+    )
+    group.add_argument("--ratio", type=float, metavar="R", help="random, planted, xor: clauses per variable")
+    group.add_argument(
+        "--width", type=common.integer(2), metavar="K", help="random, planted, xor: clause width"
+    )
+    group.add_argument("--degree", type=common.integer(3), metavar="D", help="tseitin: the graph's degree")
+    group.add_argument("--witness", metavar="FILE", help="write the witness placement, when one is known")
+
+
+def _build_family(args: argparse.Namespace) -> int:
+    """--family: make the formula and its instance, write them, print the known answer."""
+    from ..nishio.text import instance_text
+    from ..reduction.families import family_instance
+
+    if args.formulas or args.random_vars is not None or args.clauses is not None or args.planted:
+        raise CliError(
+            "--family makes its own formula: give no FORMULA, --random-vars, --clauses or --planted"
+        )
+    if args.verify or args.decode is not None:
+        raise CliError("--family builds an instance; --verify and --decode take FORMULA files or metadata")
+    if args.size is None:
+        raise CliError(f"--family {args.family} needs --size N")
+    if args.json and args.out is None:
+        raise CliError("--json prints a summary of the build: give -o FILE for the instance")
+    made = family_instance(
+        args.family,
+        args.size,
+        args.seed,
+        params={"ratio": args.ratio, "width": args.width, "degree": args.degree},
+        nonempty=args.nonempty,
+        fill=args.fill,
+        time_limit=args.time_limit,
+        certify=common.certify_directory(args),
+        checker=args.checker,
+        prover=args.prover,
+    )
+    witness = made.placement_text()
+    if args.witness and witness is None:  # before any file is written
+        raise CliError(f"--witness: no model is known ({made.source.expected}: {made.source.reason})")
+    common.write_text(args.out, instance_text(made.reduction.instance, args.form))
+    if args.meta:
+        common.write_text(args.meta, json_dumps(made.metadata()) + "\n")
+    if args.write_formula:
+        common.write_text(args.write_formula, made.source.formula.to_dimacs(made.source.dimacs_comments()))
+    if args.witness and witness is not None:
+        common.write_text(args.witness, witness)
+    if args.svg:
+        from ..reduction.svg import reduction_svg
+
+        common.write_text(args.svg, reduction_svg(made.reduction))
+    written = [path for path in (args.out, args.meta, args.svg, args.write_formula, args.witness) if path]
+    summary = made.summary()
+    if args.json:
+        common.out(json_dumps({"formula": made.source.name, **summary, "written": written}))
+    elif args.out is not None:
+        common.out(
+            f"{made.source.name}: {summary['variables']} variables, {summary['clauses']} clauses -> "
+            f"k={summary['k']}, {summary['n']}x{summary['n']} grid, |S| = {summary['cells']} cells; "
+            f"expected {summary['expected']} ({summary['reason']}); wrote {', '.join(written)}"
+        )
+    if "certificate_error" in summary:
+        common.error(f"not certified: {summary['certificate_error']}")
+        return EXIT_UNKNOWN
+    return EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the reduce subcommand; returns the exit code."""
+    if args.family is not None:
+        return _build_family(args)
+    family_only = ("size", "ratio", "width", "degree", "witness")
+    given = [f"--{name}" for name in family_only if getattr(args, name) is not None]
+    if given:
+        raise CliError(f"{given[0]} goes with --family NAME")
     if args.decode is not None:
         return _decode(args)
     if args.verify:

@@ -60,9 +60,11 @@ __all__ = [
     "KnownAnswer",
     "certify_answer",
     "decide",
+    "family_instance",
     "make_family_formula",
     "reduce_family",
     "split_assignment",
+    "validate_request",
     "witness_placement",
     "xor_system",
 ]
@@ -92,13 +94,15 @@ class KnownAnswer:
 
     ``witness``: an assignment of the 3-CNF (``FamilyFormula.formula``) that satisfies it, checked,
     when the answer is "sat" and the reason gives one; ``certificate``: the path of a certificate
-    of an "unsat" answer (``certify_answer``), when one was made.
+    of an "unsat" answer (``certify_answer``), when one was made, or ``certificate_error``: why
+    none could be (the answer stays, its reason unchanged: a certificate only adds evidence).
     """
 
     expected: str
     reason: str
     witness: tuple[bool, ...] | None = field(default=None, repr=False)
     certificate: str | None = None
+    certificate_error: str | None = None
 
     def __post_init__(self) -> None:
         if self.expected not in ANSWERS:
@@ -153,6 +157,8 @@ class FamilyFormula:
         }
         if self.answer.certificate is not None:
             out["certificate"] = self.answer.certificate
+        if self.answer.certificate_error is not None:
+            out["certificate_error"] = self.answer.certificate_error
         return out
 
     def dimacs_comments(self) -> list[str]:
@@ -243,11 +249,6 @@ def _tseitin(size: int, seed: int, params: dict[str, Any]) -> tuple[Formula, Kno
     from cnfgen import TseitinFormula
 
     d = int(params["degree"])
-    if size <= d or (size * d) % 2:
-        raise FamilyError(
-            f"family tseitin: no {d}-regular graph on {size} vertices "
-            "(size must exceed the degree, and size * degree must be even)"
-        )
     graph = nx.random_regular_graph(d, size, seed=seed)
     rng = random.Random(seed)
     charges = [rng.random() < 0.5 for _ in range(size - 1)]
@@ -452,6 +453,12 @@ def _check_size(spec: FamilySpec, size: int, params: Mapping[str, Any]) -> None:
             f"family {spec.name}: size {size} is out of range {spec.min_size}..{spec.max_size} "
             f"({spec.size_counts})"
         )
+    degree = params.get("degree")
+    if degree is not None and (size <= degree or (size * degree) % 2):
+        raise FamilyError(
+            f"family {spec.name}: no {degree}-regular graph on {size} vertices "
+            "(size must exceed the degree, and size * degree must be even)"
+        )
     width = params.get("width")
     if width is not None and width > size:
         raise FamilyError(f"family {spec.name}: width {width} needs at least {width} variables, not {size}")
@@ -491,19 +498,27 @@ def split_assignment(generated: Formula, formula: Formula, assignment: Sequence[
     return result
 
 
+def validate_request(family: str, size: int, **params: Any) -> dict[str, Any]:
+    """The parameters of a family request, with defaults, checked without making the formula;
+    ``FamilyError`` (one line) for an unknown family, a size or parameter out of range."""
+    spec = FAMILIES.get(family)
+    if spec is None:
+        raise FamilyError(f"unknown family {family!r}; choose from {', '.join(FAMILIES)}")
+    chosen = _params(spec, params)
+    _check_size(spec, size, chosen)
+    return chosen
+
+
 def make_family_formula(family: str, size: int, seed: int = 0, **params: Any) -> FamilyFormula:
     """The formula of ``family`` at ``size`` and ``seed`` (parameters: ``FAMILIES[family].params``),
     its 3-CNF and its known answer (a witness, when "sat", checked against the 3-CNF).
 
     ``FamilyError`` (one line) for an unknown family, a size or parameter out of range.
     """
-    spec = FAMILIES.get(family)
-    if spec is None:
-        raise FamilyError(f"unknown family {family!r}; choose from {', '.join(FAMILIES)}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise FamilyError(f"family {family}: seed must be a whole number at least 0, not {seed!r}")
-    chosen = _params(spec, params)
-    _check_size(spec, size, chosen)
+    chosen = validate_request(family, size, **params)
+    spec = FAMILIES[family]
     try:
         generated, answer, description = spec.make(size, seed, chosen)
     except ValueError as problem:  # cnfgen's own refusals (too many clauses for the variables)
@@ -601,9 +616,22 @@ class FamilyReduction:
             "reason": self.source.reason,
             "expected_for": EXPECTED_FOR[self.reduction.nonempty],
         }
-        if self.source.answer.certificate is not None:
-            out["certificate"] = self.source.answer.certificate
+        for key in ("certificate", "certificate_error"):
+            value = getattr(self.source.answer, key)
+            if value is not None:
+                out[key] = value
         return out
+
+    def placement_text(self) -> str | None:
+        """The witness placement as a Nishio cell list (what ``reduce --decode`` and ``nishio`` read)."""
+        from ..nishio.instance import NishioInstance
+        from ..nishio.placement import placement_cells
+        from ..nishio.text import instance_text
+
+        if self.placement is None:
+            return None
+        geometry = self.reduction.instance.geometry
+        return instance_text(NishioInstance.from_cells(geometry, placement_cells(self.placement)), "cells")
 
     def metadata(self) -> dict[str, Any]:
         """The reduction's metadata (what ``reduce --decode`` reads) with the family and the known answer."""
@@ -658,3 +686,33 @@ def reduce_family(
     witness = family_formula.answer.witness
     placement = None if witness is None else witness_placement(reduction, witness)
     return FamilyReduction(family_formula, reduction, placement)
+
+
+def family_instance(
+    family: str,
+    size: int,
+    seed: int = 0,
+    *,
+    params: Mapping[str, Any] | None = None,
+    nonempty: bool = False,
+    fill: str = "full",
+    time_limit: float | None = None,
+    certify: str | None = None,
+    checker: str = "sudoku_cp",
+    prover: str | None = None,
+) -> FamilyReduction:
+    """A family's formula and instance in one go: made, decided when no theorem knows the answer
+    (CaDiCaL within ``time_limit``; stopped: "unknown"), an "unsat" answer certified into the
+    directory ``certify`` when given (a failure is recorded in the answer), then reduced."""
+    from ..certify.manifest import CertificateError
+    from ..limits import Deadline, TimeLimitReached
+
+    made = decide(make_family_formula(family, size, seed, **dict(params or {})), time_limit)
+    if certify is not None and made.expected == "unsat":
+        try:
+            made = certify_answer(
+                made, certify, checker=checker, deadline=Deadline(time_limit), prover=prover
+            )
+        except (CertificateError, TimeLimitReached) as error:
+            made = replace(made, answer=replace(made.answer, certificate_error=str(error)))
+    return reduce_family(made, nonempty=nonempty, fill=fill)

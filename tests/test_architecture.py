@@ -44,6 +44,8 @@ FLOORS: dict[str, int] = {
     # what users call, then what judges engines, then the command line
     "api": 3,
     "audit": 4,
+    "fuzz": 4,  # judges solvers as audit does, on cases it makes
+    "testing": 4,  # hypothesis strategies over fuzz's cases, for solver authors' tests
     "cli": 5,
 }
 EXEMPT = {"sudoku_cp", "sudoku_cp.__main__"}  # the facade and the entry point sit above everything

@@ -14,12 +14,12 @@ import numpy as np
 from ..backends.base import BackendError
 from ..formats import PuzzleItem
 from ..grid import Grid
-from .answers import Claim, Verdict
+from .answers import Answer, Claim, Verdict
 from .judge import RunResult, judge
 from .solvers import Solver, answered_late
 from .truth import GroundTruth
 
-__all__ = ["item_runs", "run_count", "run_seed"]
+__all__ = ["item_runs", "judged_answer", "run_count", "run_seed"]
 
 
 def run_seed(seed: int, index: int, run: int) -> int:
@@ -72,6 +72,29 @@ def item_runs(
             yield _one_run(solver, item, grid, run, seed_of_run, position + run, time_limit, unique, truth)
 
 
+def judged_answer(
+    solver: Solver,
+    puzzle: Grid,
+    index: int,
+    seed: int,
+    *,
+    time_limit: float | None,
+    unique: bool,
+    truth: GroundTruth,
+) -> tuple[Answer, Verdict, str]:
+    """One answer of ``solver`` on ``puzzle`` and its verdict (with why): a correct answer that
+    came well past the time limit is a timeout, and a ground truth that fails makes it unknown."""
+    answer = solver.answer(puzzle, index, seed, time_limit, unique)
+    try:
+        verdict, detail = judge(puzzle, answer, lambda: truth(puzzle))
+    except BackendError as error:  # no truth, no verdict: never wrong nor correct on a guess
+        verdict, detail = Verdict.UNKNOWN, f"no ground truth: {error}"
+    if verdict is Verdict.CORRECT and answered_late(answer.seconds, time_limit):
+        verdict = Verdict.TIMEOUT
+        detail = f"a correct answer after {answer.seconds:.2f} s, past the {time_limit:g} s limit"
+    return answer, verdict, detail
+
+
 def _one_run(
     solver: Solver,
     item: PuzzleItem,
@@ -83,15 +106,10 @@ def _one_run(
     unique: bool,
     truth: GroundTruth,
 ) -> RunResult:
-    answer = solver.answer(puzzle, item.index, seed or 0, time_limit, unique)
     calls, spent = truth.calls, truth.seconds
-    try:
-        verdict, detail = judge(puzzle, answer, lambda: truth(puzzle))
-    except BackendError as error:
-        verdict, detail = Verdict.UNKNOWN, f"no ground truth: {error}"
-    if verdict is Verdict.CORRECT and answered_late(answer.seconds, time_limit):
-        verdict = Verdict.TIMEOUT
-        detail = f"a correct answer after {answer.seconds:.2f} s, past the {time_limit:g} s limit"
+    answer, verdict, detail = judged_answer(
+        solver, puzzle, item.index, seed or 0, time_limit=time_limit, unique=unique, truth=truth
+    )
     shown = answer.solutions[0] if answer.solutions else None
     truth_seconds = truth.seconds - spent if truth.calls > calls else None
     return RunResult(

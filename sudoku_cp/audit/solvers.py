@@ -55,12 +55,13 @@ __all__ = [
     "SEED_PLACEHOLDER",
     "Solver",
     "answered_late",
+    "late_after",
 ]
 
 PLACEHOLDER = "{}"
 SEED_PLACEHOLDER = "{seed}"
 BOX_PLACEHOLDER = "{box}"
-# base.checked_solutions raises BackendError with these words when a backend's own answer fails
+# Backend.search raises BackendError with these words when a backend's answer fails
 # the checker: that is a wrong answer the backend caught itself, not a crash.
 _SELF_CHECK = re.compile(r"returned a wrong solution|returned the same solution twice")
 _LATE_FACTOR, _LATE_GRACE = 1.2, 0.5  # an in-process answer later than this is counted as a timeout
@@ -69,9 +70,15 @@ _KILL_FACTOR, _KILL_GRACE = 1.5, 2.0  # an isolated backend still busy this long
 _PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 
 
+def late_after(time_limit: float | None) -> float | None:
+    """The seconds after which an answer counts as a timeout (None: no limit)."""
+    return None if time_limit is None else time_limit * _LATE_FACTOR + _LATE_GRACE
+
+
 def answered_late(seconds: float, time_limit: float | None) -> bool:
     """Whether an answer took so much longer than the time limit that it counts as a timeout."""
-    return time_limit is not None and seconds > time_limit * _LATE_FACTOR + _LATE_GRACE
+    late = late_after(time_limit)
+    return late is not None and seconds > late
 
 
 class Solver(Protocol):

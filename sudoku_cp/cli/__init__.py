@@ -1,7 +1,7 @@
 """The ``sudoku-cp`` command line: parse, call one library function, print.
 
 ``main`` builds the parser from the subcommand modules (``solve``, ``count``, ``encode``,
-``decode``, ``nishio``, ``reduce``, ``verify``, ``explain``, ``rate``, ``generate``,
+``decode``, ``nishio``, ``reduce``, ``benchset``, ``verify``, ``explain``, ``rate``, ``generate``,
 ``check-certificate``), each of
 which imports only ``common`` and the library, and turns errors into one line and an exit
 code: ``CliError`` with its own code, ``SudokuCpError`` and ``OSError`` (bad input) with 2,
@@ -52,7 +52,9 @@ _COMMANDS = (
     "decode",
     "nishio",
     "reduce",
+    "benchset",
     "verify",
+    "fuzz",
     "explain",
     "rate",
     "generate",

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..audit.answers import Verdict
 from ..audit.runs import run_seed
-from ..audit.solvers import BackendSolver, ProgramSolver
+from ..audit.solvers import BOX_PLACEHOLDER, BackendSolver, ProgramSolver
 from ..audit.truth import DEFAULT_TRUTH, GroundTruth, choose_truth
 from ..backends.base import BackendError
 from ..executor import Executor, run_ordered
@@ -56,6 +56,7 @@ __all__ = [
     "shapes",
     "shrink",
     "solver_spec",
+    "square_only",
 ]
 
 DEFAULT_MAX_SIDE = 16
@@ -83,6 +84,12 @@ def solver_spec(solver: Any) -> SolverSpec:
     if callable(solver):
         return SolverSpec("callable", register(solver))
     raise TypeError(f"not a solver: {solver!r}")
+
+
+def square_only(spec: SolverSpec) -> bool:
+    """Whether only square boxes can be fuzzed: a program whose command has no ``{box}`` is not
+    told the shape, and a side such as 6 (2x3 or 3x2) or 5 (1x5 or 5x1) does not say it."""
+    return spec.kind == "program" and BOX_PLACEHOLDER not in spec.name
 
 
 def _solver_name(spec: SolverSpec) -> str:
@@ -124,6 +131,11 @@ def fuzz(
     if seed < 0:
         raise ValueError(f"the seed must be at least 0, not {seed}")
     spec = solver_spec(solver)
+    if not shapes(max_side, square_only(spec)):
+        raise ValueError(
+            f"no box shape to fuzz up to side {max_side}: a program not told the shape ({{box}} in "
+            "its command) gets square boxes only, the smallest 2x2"
+        )
     if budget is None and cases is None:
         budget = DEFAULT_BUDGET
     truth_name = truth or (choose_truth([spec.name]) if spec.kind == "backend" else DEFAULT_TRUTH)
@@ -175,7 +187,8 @@ def _first_failure(
     keys: list[tuple[int, CaseKey]] = []
 
     def calls() -> Iterator[list[Call]]:
-        for k, key in enumerate(islice(plan(seed, max_side), number, None), start=number):
+        every = plan(seed, max_side, square_only(template.solver))
+        for k, key in enumerate(islice(every, number, None), start=number):
             if deadline.expired() or (cases is not None and k >= cases):
                 return
             keys.append((k, key))
@@ -232,7 +245,15 @@ def _failure(
     call = replace(template, key=None, puzzle=outcome.puzzle, seed=run_seed(seed, number, 0))
     shrunk = None
     if shrink_failures:
-        shrunk = shrink(puzzle, key, outcome, call, executor=executor, deadline=Deadline(shrink_budget))
+        shrunk = shrink(
+            puzzle,
+            key,
+            outcome,
+            call,
+            executor=executor,
+            deadline=Deadline(shrink_budget),
+            square_only=square_only(template.solver),
+        )
     failure = Failure(number, key, puzzle, outcome, failure_kind(outcome) or "", call.seed)
     failure.truth = truth_text(_truth(ground, puzzle))
     small = shrunk.puzzle if shrunk is not None else puzzle

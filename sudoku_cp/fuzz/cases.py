@@ -89,9 +89,11 @@ class CaseKey:
         return f"{self.box[0]}x{self.box[1]} {self.status} {self.symbols}"
 
 
-def shapes(max_side: int) -> list[tuple[int, int]]:
-    """Every box shape (p, q) with 2 <= p*q <= ``max_side``, by side, then p."""
-    return [(p, n // p) for n in range(2, max_side + 1) for p in range(1, n + 1) if n % p == 0]
+def shapes(max_side: int, square_only: bool = False) -> list[tuple[int, int]]:
+    """Every box shape (p, q) with 2 <= p*q <= ``max_side``, by side, then p (``square_only``:
+    the square ones, for a solver that is not told the shape and must read it from the side)."""
+    every = [(p, n // p) for n in range(2, max_side + 1) for p in range(1, n + 1) if n % p == 0]
+    return [(p, q) for p, q in every if p == q] if square_only else every
 
 
 def _caps(max_side: int) -> list[int]:
@@ -99,11 +101,13 @@ def _caps(max_side: int) -> list[int]:
     return [*caps, max_side]
 
 
-def plan(seed: int, max_side: int) -> Iterator[CaseKey]:
+def plan(seed: int, max_side: int, square_only: bool = False) -> Iterator[CaseKey]:
     """The cases of a fuzzing run, endlessly: pass after pass over shapes and statuses, the
     largest side of a pass growing to ``max_side``; case number k draws from seed (``seed``, k)."""
     caps = _caps(max_side)
-    every = shapes(max_side)
+    every = shapes(max_side, square_only)
+    if not every:
+        raise ValueError(f"no box shape up to side {max_side}{' with square boxes' * square_only}")
     number = 0
     for round_ in itertools.count():
         cap = caps[min(round_, len(caps) - 1)]

@@ -216,3 +216,30 @@ class FuzzReport:
             f"fuzz: {self.cases} cases in {self.seconds:.1f} s ({rate:.0f} cases/s), "
             f"{self.calls} solver calls, seed {self.seed}: {found}"
         )
+
+
+def read_resumed(path: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The failure objects and the summary (None if the run was cut before it) of a JSON Lines
+    file an earlier fuzzing run wrote; a missing file holds neither.  A cut last line is skipped."""
+    import json
+
+    failures: list[dict[str, Any]] = []
+    summary: dict[str, Any] | None = None
+    try:
+        with open(path, "rb") as old:
+            for number, line in enumerate(old, start=1):
+                if not line.endswith(b"\n"):
+                    break  # cut by the interruption
+                try:
+                    obj = json.loads(line)
+                except ValueError:
+                    raise ValueError(f"{path}:{number}: not a JSON line; cannot resume from it") from None
+                if isinstance(obj, dict) and isinstance(obj.get("summary"), dict):
+                    summary = obj["summary"]
+                elif isinstance(obj, dict) and "kind" in obj and isinstance(obj.get("index"), int):
+                    failures.append(obj)
+                else:
+                    raise ValueError(f"{path}:{number}: not a fuzzing result; cannot resume from it")
+    except FileNotFoundError:
+        pass
+    return failures, summary

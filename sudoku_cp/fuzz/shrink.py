@@ -106,16 +106,18 @@ def shrink(
     executor: Executor | None = None,
     deadline: Deadline | None = None,
     shape_tries: int = SHAPE_TRIES,
+    square_only: bool = False,
 ) -> Shrunk:
     """Shrink the failing ``outcome`` of ``call`` on ``puzzle`` (made from ``key``) as the module
-    says; ``deadline`` (none by default) cuts the search short, leaving ``minimal`` False."""
+    says; ``deadline`` (none by default) cuts the search short, leaving ``minimal`` False;
+    ``square_only``: smaller shapes are square ones only (a program not told the shape)."""
     kind = failure_kind(outcome)
     if kind is None:
         raise ValueError(f"nothing to shrink: the call's verdict is {outcome.verdict}")
     tester = _Tester(call, kind, executor, deadline or Deadline(None))
     steps: list[str] = []
     best, last = puzzle, outcome
-    found = _smaller_shape(tester, key, best.n, shape_tries)
+    found = _smaller_shape(tester, key, best.n, shape_tries, square_only)
     if found is not None:
         best, last = found
         steps.append(f"box {best.geometry.box_label}")
@@ -128,11 +130,13 @@ def shrink(
     return Shrunk(best, last, tester.calls, not tester.cut, tuple(steps))
 
 
-def _smaller_shape(tester: _Tester, key: CaseKey, side: int, tries: int) -> tuple[Grid, Outcome] | None:
+def _smaller_shape(
+    tester: _Tester, key: CaseKey, side: int, tries: int, square_only: bool
+) -> tuple[Grid, Outcome] | None:
     """The first failing case of ``key``'s status and symbols on a shape of side below ``side``."""
 
     def candidates() -> Iterator[Call]:
-        for p, q in shapes(side - 1):
+        for p, q in shapes(side - 1, square_only):
             for k in range(tries):
                 made = CaseKey((p, q), key.status, key.symbols, (*key.seed, p, q, k))
                 yield replace(tester.template, key=made, puzzle=None)

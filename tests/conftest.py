@@ -2,19 +2,69 @@
 
 from __future__ import annotations
 
+import os
+import secrets
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis import core as hypothesis_core
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
 SHARED = ROOT.parent / "shared" / "data"
 
-settings.register_profile(
-    "default", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
-settings.load_profile("default")
+#: Hypothesis profiles.  ``dev`` (local runs): random examples, the failures hypothesis remembers in
+#: ``.hypothesis/`` tried first.  ``ci``: random examples from a seed printed in the report header, no
+#: example database (a clean clone has none), the failing example's reproduction blob printed.
+#: ``SUDOKU_CP_HYPOTHESIS=ci`` chooses the second; ``SUDOKU_CP_SEED=N`` replays a run's seed in either.
+#: No profile is derandomised: a test that needs fixed examples says why where it asks for them.
+settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", settings.get_profile("dev"), database=None, print_blob=True)
+settings.load_profile(os.environ.get("SUDOKU_CP_HYPOTHESIS", "dev"))
+
+#: The environment variable that carries the run's seed from pytest to its xdist workers.
+SEED_VARIABLE = "SUDOKU_CP_SEED"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One seed for the whole run: chosen here (or given), shared with the workers, printed."""
+    if config.getoption("hypothesis_seed", None) is not None:
+        return  # ``--hypothesis-seed`` given: hypothesis's own plugin uses it
+    seed = os.environ.get(SEED_VARIABLE)
+    if seed is None:
+        seed = str(secrets.randbelow(2**32))
+        os.environ[SEED_VARIABLE] = seed  # inherited by the workers xdist starts after this
+    hypothesis_core.global_force_seed = int(seed)  # type: ignore[assignment]  # typed None there
+
+
+def _seed_line(config: pytest.Config) -> str:
+    given = config.getoption("hypothesis_seed", None)
+    seed = given if given is not None else os.environ.get(SEED_VARIABLE)
+    profile = settings.get_current_profile_name()
+    return f"hypothesis profile {profile}, seed {seed} (replay with {SEED_VARIABLE}={seed})"
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    """The seed, before the tests run."""
+    return _seed_line(config)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """The seed again after them (``-q`` hides the header), so that a failure can be replayed."""
+    terminalreporter.write_line(_seed_line(config))
+
+
+#: Seconds a test lets a time limit be overrun past 10 %: Python's own pauses, and a busy machine
+#: (two test workers on two cores, each maybe running solver processes).  Tests check that limits
+#: are honoured with this margin; they never check speed (``benchmarks/`` does).
+LIMIT_SLACK = 0.5
+
+
+def within_limit(seconds: float, limit: float) -> bool:
+    """Whether a call that took ``seconds`` honoured a ``limit`` (10 % plus ``LIMIT_SLACK``)."""
+    return seconds <= 1.1 * limit + LIMIT_SLACK
 
 
 def shared_file(relative: str) -> Path:

@@ -15,7 +15,6 @@ the walk facts of the path rules (Theorem 2.2) are compared with a brute-force s
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -817,14 +816,10 @@ def test_chain_steps_agree_with_the_solution_on_corpora(name: str, limit: int | 
     chain_steps_sound_on_puzzles(read_lines(shared_file(name), limit))
 
 
-def test_one_call_on_a_stuck_board_takes_milliseconds() -> None:
-    """Speed guard, generous (the report's figure is a few ms a rule on a stuck 9x9 board)."""
+def test_the_chain_rules_find_nothing_on_a_board_they_left_stuck() -> None:
+    """Graphs built afresh find nothing either (``benchmarks/engine_costs.py`` times this round)."""
     line = read_lines(DATA / "norvig_top95.txt", 5)[4]
     stuck = deduce(parse_grid(line), select_rules(CHAIN_FAMILIES[:5]), record=False).board
-    start = time.perf_counter()
-    for _ in range(5):
-        graphs_of_board.clear_cache()  # every round builds both graphs again
-        for rule in RULES:
-            assert rule.find(stuck) is None
-    per_round = (time.perf_counter() - start) / 5
-    assert per_round < 0.5
+    for _ in range(2):
+        graphs_of_board.clear_cache()
+        assert [rule.name for rule in RULES if rule.find(stuck) is not None] == []

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from conftest import DATA, read_lines
@@ -215,14 +213,10 @@ def test_random_puzzles_of_other_shapes_pass_the_check(n: int, box: tuple[int, i
     assert checked > 0
 
 
-def test_proving_a_9x9_step_takes_well_under_a_millisecond_per_candidate() -> None:
+def test_one_prover_proves_every_step_of_a_9x9_explanation() -> None:
+    """One solver for the whole explanation (``benchmarks/engine_costs.py`` times it; tests never do)."""
     result = deduce(UNIQUE)
     with StepProver(UNIQUE) as prover:
-        prover.prove(result.steps[0])  # the first solve warms the solver up
-        began = time.perf_counter()
-        proofs = [prover.prove(step) for step in result.steps[1:]]
-        spent = time.perf_counter() - began
-    candidates = sum(proof.total for proof in proofs)
-    assert candidates > 40
-    # Measured about 6 microseconds a candidate (CaDiCaL 1.9.5); the bound leaves room for a busy machine.
-    assert spent / candidates < 1e-3
+        proofs = [prover.prove(step) for step in result.steps]
+    assert sum(proof.total for proof in proofs) > 40
+    assert all(proof.status is ProofStatus.PROVED for proof in proofs)

@@ -5,7 +5,6 @@ on an independently built clause set; every step sound against the solutions of 
 from __future__ import annotations
 
 import itertools
-import time
 
 import pytest
 from pysat.solvers import Solver
@@ -162,7 +161,8 @@ def test_two_sat_does_not_fire_without_a_chain(geometry: Geometry) -> None:
     assert two_sat(board) is None
 
 
-def test_two_sat_is_fast_on_stuck_9x9_boards() -> None:
+def test_two_sat_on_stuck_9x9_boards_is_sound() -> None:
+    """The boards of ``benchmarks/engine_costs.py`` (which times this call; tests never do)."""
     lines = [  # sudoku_exchange_diabolical_10k.txt lines 1, 4 and 5 (../shared/data/sudoku9)
         "083020090000800100029300008000098700070000060006740000300006980002005000010030540",
         "006000200900000004243000896000591000002080300400203001300000007000907000010408020",
@@ -171,12 +171,11 @@ def test_two_sat_is_fast_on_stuck_9x9_boards() -> None:
     rules = select_rules(["singles", "locked", "subsets", "fish", "wings"])
     boards = [deduce(parse_grid(line), rules, record=False).board for line in lines]
     assert all(not board.solved for board in boards)
-    two_sat(boards[0])  # compile
-    began = time.perf_counter()
-    for _ in range(10):
-        for board in boards:
-            two_sat(board)
-    assert (time.perf_counter() - began) / 30 < 0.05
+    steps = [two_sat(board) for board in boards]
+    assert any(step is not None for step in steps)
+    for board, step in zip(boards, steps, strict=True):
+        if step is not None:
+            assert_sound(board, step)
 
 
 def test_two_sat_is_registered() -> None:

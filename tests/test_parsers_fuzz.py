@@ -6,8 +6,8 @@ values replaced by random JSON).  The property: the parser returns, or raises a 
 whose message is one line under ``LONGEST`` characters.  Any other exception (``ValueError`` from
 ``int()`` of thousands of digits, ``OverflowError``, ``RecursionError``, ``TypeError``, ...) is a bug.
 
-The default run keeps ``DEFAULT_EXAMPLES`` per parser (derandomized by ``tests/conftest.py``); the
-``slow`` variant runs ``SLOW_EXAMPLES``.
+The default run keeps ``DEFAULT_EXAMPLES`` per parser (random from the run's seed, see
+``tests/conftest.py``); the ``slow`` variant runs ``SLOW_EXAMPLES``.
 """
 
 from __future__ import annotations

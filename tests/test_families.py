@@ -211,3 +211,33 @@ def test_reduce_family_bad_input_is_one_line_exit_2(
     err = capsys.readouterr().err
     assert words in err and err.count("\n") == 1
     assert not (tmp_path / "o").exists()
+
+
+def test_reduce_family_certify_writes_a_formula_certificate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from sudoku_cp.cli import main
+
+    out, meta, proofs = str(tmp_path / "i.nishio"), str(tmp_path / "i.json"), tmp_path / "certs"
+    args = ["reduce", "--family", "tseitin", "--size", "6", "-o", out, "--meta", meta, "--json"]
+    assert main([*args, "--certify", str(proofs)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["expected"] == "unsat" and Path(summary["certificate"]).exists()
+    assert main(["check-certificate", summary["certificate"]]) == 0
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize(
+    ("family", "size"),
+    [("tseitin", 40), ("pigeonhole", 8), ("parity", 11), ("xor", 100), ("planted", 150), ("random", 100)],
+)
+def test_known_answers_of_medium_formulas_agree_with_cadical(family: str, size: int) -> None:
+    for seed in range(3):
+        made = make_family_formula(family, size, seed)
+        satisfiable, _ = solve_formula(made.formula, time_limit=300)
+        assert satisfiable is not None
+        if made.expected != "unknown":
+            assert made.expected == ("sat" if satisfiable else "unsat"), made.name

@@ -304,7 +304,7 @@ def _build(chunk: _Chunk) -> list[dict[str, Any]]:
 
 
 def _build_files(chunk: _Chunk) -> dict[str, Any]:
-    from ..nishio.cnf import encode_nishio_cnf, nishio_dimacs_text
+    from ..nishio.cnf import encode_nishio_cnf, write_nishio_dimacs
     from ..nishio.cpsat import build_nishio_cpsat, export_nishio_cpsat
     from ..nishio.exact_cover import build_nishio_exact_cover, export_nishio_dlx
     from ..nishio.text import instance_text
@@ -341,7 +341,12 @@ def _build_files(chunk: _Chunk) -> dict[str, Any]:
 
         def cnf_file(encoding: str = encoding, name: str = name) -> tuple[int, int, int]:
             cnf = encode_nishio_cnf(instance, encoding)
-            return put(name, nishio_dimacs_text(cnf)), cnf.n_vars, cnf.n_clauses
+            # Streamed: the pairwise model of a big instance is hundreds of megabytes as one string.
+            temporary = folder / (name + ".part")
+            write_nishio_dimacs(cnf, temporary)
+            os.replace(temporary, folder / name)
+            files[name] = (folder / name).stat().st_size
+            return files[name], cnf.n_vars, cnf.n_clauses
 
         size, variables, clauses = clock.run(f"seconds_cnf_{key}", cnf_file)
         record |= {f"bytes_cnf_{key}": size, f"cnf_{key}_variables": variables, f"cnf_{key}_clauses": clauses}

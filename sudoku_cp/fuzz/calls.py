@@ -9,8 +9,9 @@ number of solutions; a ground truth that fails makes the verdict unknown, never 
 
 A Python function runs in the process that makes the call: with ``--jobs`` in the forked
 workers, which inherit the functions registered before they start.  A call that passes its time
-limit is stopped by an alarm signal where one can be set (the main thread of a Unix process) and
-counts as a timeout; elsewhere an answer that comes late counts as one.
+limit is stopped by an alarm signal at the limit where one can be set (the main thread of a Unix
+process), as a program is killed at it, and counts as a timeout; elsewhere an answer that comes
+well past the limit counts as one (``audit.solvers.answered_late``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import numpy as np
 from ..audit.answers import Answer, Claim, Verdict, parse_answer
 from ..audit.judge import pack_grid, unpack_grid
 from ..audit.runs import judged_answer
-from ..audit.solvers import BackendSolver, ProgramSolver, Solver, late_after
+from ..audit.solvers import BackendSolver, ProgramSolver, Solver
 from ..audit.truth import GroundTruth
 from ..executor import Work
 from ..grid import Grid
@@ -119,6 +120,13 @@ def _alarm(seconds: float | None) -> Iterator[None]:
     def expire(signum: int, frame: object) -> None:
         raise _Expired
 
+    # Another alarm already set (pytest-timeout's, say) is put back afterwards with the time it
+    # has left; one due sooner than ours is left to fire.
+    outer, _ = signal.getitimer(signal.ITIMER_REAL)
+    if outer and outer <= seconds:
+        yield
+        return
+    start = time.monotonic()
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
     try:
@@ -126,6 +134,8 @@ def _alarm(seconds: float | None) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer:
+            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 1e-3))
 
 
 class CallableSolver:
@@ -141,7 +151,7 @@ class CallableSolver:
         """Call the function once; an exception is a crash, passing the limit a timeout."""
         start = time.perf_counter()
         try:
-            with _alarm(late_after(time_limit)):
+            with _alarm(time_limit):  # stopped at the limit, as a program is killed at it
                 value = self.function(puzzle)
         except _Expired:
             seconds = time.perf_counter() - start

@@ -28,6 +28,7 @@ grows (4, 6, 9, 12, 16, then every side up to the largest), each pass with fresh
 
 from __future__ import annotations
 
+import atexit
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -139,7 +140,20 @@ def _prover(geometry: Geometry) -> StepProver:
     (the generator's uniqueness checks; made afresh for every puzzle it costs more than the puzzle)."""
     from ..deduction.proof import StepProver
 
-    return StepProver(Grid.empty(geometry))
+    if not _provers_made:  # closed before the interpreter tears down the SAT library's module
+        atexit.register(_close_provers)
+    prover = StepProver(Grid.empty(geometry))
+    _provers_made.append(prover)
+    return prover
+
+
+_provers_made: list[StepProver] = []
+
+
+def _close_provers() -> None:
+    while _provers_made:
+        _provers_made.pop().close()
+    _prover.cache_clear()
 
 
 def _solutions(puzzle: Grid, limit: int) -> list[np.ndarray]:

@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     from ..audit.solvers import BackendSolver, ProgramSolver
     from ..backends.base import BackendError
     from ..formats import json_dumps
-    from ..fuzz import fuzz, solver_spec, square_only
+    from ..fuzz import check_shapes, fuzz, solver_spec, square_only
     from ..fuzz.certified import certify_failure
     from ..fuzz.report import Failure, read_resumed
 
@@ -140,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
             spec = solver_spec(ProgramSolver(args.solver_cmd))
     except (AuditError, BackendError) as error:
         raise CliError(str(error)) from None
+    check_shapes(spec, args.max_side)
     if square_only(spec):
         common.notice(
             "note: the solver command has no {box}: only square boxes are fuzzed "

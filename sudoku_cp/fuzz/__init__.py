@@ -49,6 +49,7 @@ __all__ = [
     "Shrunk",
     "SolverSpec",
     "answer_of",
+    "check_shapes",
     "claim_text",
     "fuzz",
     "make_case",
@@ -92,6 +93,15 @@ def square_only(spec: SolverSpec) -> bool:
     return spec.kind == "program" and BOX_PLACEHOLDER not in spec.name
 
 
+def check_shapes(spec: SolverSpec, max_side: int) -> None:
+    """Raise ValueError when no box shape up to ``max_side`` can be fuzzed for this solver."""
+    if not shapes(max_side, square_only(spec)):
+        raise ValueError(
+            f"no box shape to fuzz up to side {max_side}: a program not told the shape ({{box}} in "
+            "its command) gets square boxes only, the smallest 2x2"
+        )
+
+
 def _solver_name(spec: SolverSpec) -> str:
     return spec.name.partition("@")[0] if spec.kind == "callable" else spec.name
 
@@ -131,11 +141,7 @@ def fuzz(
     if seed < 0:
         raise ValueError(f"the seed must be at least 0, not {seed}")
     spec = solver_spec(solver)
-    if not shapes(max_side, square_only(spec)):
-        raise ValueError(
-            f"no box shape to fuzz up to side {max_side}: a program not told the shape ({{box}} in "
-            "its command) gets square boxes only, the smallest 2x2"
-        )
+    check_shapes(spec, max_side)
     if budget is None and cases is None:
         budget = DEFAULT_BUDGET
     truth_name = truth or (choose_truth([spec.name]) if spec.kind == "backend" else DEFAULT_TRUTH)

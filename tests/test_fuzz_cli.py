@@ -1,0 +1,127 @@
+"""sudoku-cp fuzz on external programs and backends: exit codes, the JSON Lines a re-judge reads,
+usage errors in one line, --resume."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_cli import assert_one_line_error, run
+from test_cli_verify import program
+
+from sudoku_cp.audit import GroundTruth, judge, parse_answer
+from sudoku_cp.formats import parse_line
+
+CORRECT = program("correct.py", "--box", "{box}")
+
+
+def _lines(path: Path) -> tuple[list[dict[str, object]], dict[str, object]]:
+    objects = [json.loads(line) for line in path.read_text().splitlines()]
+    return objects[:-1], objects[-1]["summary"]
+
+
+def test_a_wrong_program_exits_4_and_its_shrunk_puzzle_fails_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "fuzz.jsonl"
+    command = program("wrong.py", "given", "--box", "{box}")
+    code, _, err = run(
+        capsys, "fuzz", "--solver-cmd", command, "--seed", "1", "--budget", "60", "--json", "-o", str(out)
+    )
+    assert code == 4, err
+    failures, summary = _lines(out)
+    assert summary["exit_code"] == 4 and summary["seed"] == 1
+    [failure] = failures
+    assert failure["verdict"] == "wrong"
+    shrunk = failure["shrunk"]
+    assert isinstance(shrunk, dict) and shrunk["minimal"] is True and shrunk["calls"] > 0
+    # the re-judge: run the program on the shrunk puzzle by the reported command, judge its answer
+    p, q = (int(part) for part in str(shrunk["box"]).split("x"))
+    puzzle = parse_line(str(shrunk["puzzle"]), (p, q))
+    answer = subprocess.run(str(failure["reproduce"]), shell=True, capture_output=True, text=True, check=True)
+    verdict, _ = judge(puzzle, parse_answer(answer.stdout, puzzle), lambda: GroundTruth()(puzzle))
+    assert verdict.value == "wrong"
+
+
+def test_human_report_shows_both_grids_and_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "fuzz", "--solver-cmd", program("wrong.py", "cell", "--box", "{box}"), "--seed", "2"
+    )
+    assert code == 4
+    assert "original puzzle" in out and "shrunk in" in out and "reproduce: " in out
+    assert " | " in out  # the grids, boxes apart
+    assert out.strip().splitlines()[-1].startswith("fuzz: ")
+
+
+def test_a_correct_program_and_a_correct_backend_pass(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "fuzz", "--solver-cmd", CORRECT, "--budget", "3", "--max-side", "9")
+    assert code == 0, out + err
+    assert "no failure" in out
+    code, out, _ = run(capsys, "fuzz", "--backend", "dlx", "--in-process", "--budget", "2")
+    assert code == 0 and "no failure" in out
+
+
+def test_crashes_and_timeouts_alone_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "fuzz", "--solver-cmd", program("crash.py"), "--cases", "3", "--json")
+    assert code == 3
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert lines[0]["verdict"] == "crash" and lines[-1]["summary"]["exit_code"] == 3
+    code, out, _ = run(
+        capsys,
+        "fuzz",
+        "--solver-cmd",
+        program("hang.py"),
+        "--cases",
+        "1",
+        "--timeout",
+        "0.3",
+        "--no-shrink",
+        "--json",
+    )
+    assert code == 3
+    assert json.loads(out.splitlines()[0])["verdict"] == "timeout"
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        ((), "name one solver"),
+        (("--backend", "dlx", "--solver-cmd", "true"), "name one solver"),
+        (("--backend", "nosuch"), "nosuch"),
+        (("--solver-cmd", "/no/such/program"), "/no/such/program"),
+        (("--solver-cmd", sys.executable, "--max-side", "3"), "square boxes"),
+        (("--backend", "dlx", "--resume"), "--resume"),
+    ],
+)
+def test_usage_errors_are_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], words: str
+) -> None:
+    code, _, err = run(capsys, "fuzz", *argv)
+    assert code == 2
+    assert words in assert_one_line_error(err)
+
+
+def test_resume_goes_on_after_the_last_case(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "fuzz.jsonl"
+    argv = [
+        "fuzz",
+        "--solver-cmd",
+        program("crash.py"),
+        "--keep-going",
+        "--no-shrink",
+        "--json",
+        "-o",
+        str(out),
+    ]
+    assert run(capsys, *argv, "--cases", "4")[0] == 3
+    failures, summary = _lines(out)
+    assert summary["next_case"] == 4 and len(failures) == 1
+    assert run(capsys, *argv, "--cases", "8", "--resume")[0] == 3
+    failures, summary = _lines(out)
+    assert len(failures) == 1  # the crash kind was found before: only counted
+    assert summary["next_case"] == 8 and summary["cases"] == 4
+    code, _, err = run(capsys, *argv, "--cases", "9", "--resume", "--seed", "5")
+    assert code == 2 and "--seed" in err

@@ -19,9 +19,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .backends.answers import ArrayBackend, BatchAnswers
-from .backends.base import Backend, BackendError, BatchBackend, SearchResult
-from .backends.registry import backend_name, make_backend
+from .backends.base import Backend, BackendError, BatchAnswers, SearchResult
+from .backends.registry import backend_name, is_complete, make_backend
 from .errors import SudokuCpError
 from .executor import Executor, Work, local_workers, run_ordered
 from .formats import PuzzleItem, PuzzleRows, format_line, format_lines, grid_rows, json_dumps
@@ -237,14 +236,25 @@ class CountResult:
         return self.reason is not None and self.reason.startswith(REASON_TIME_LIMIT)
 
 
-def _status(found: SearchResult, unique: bool) -> Status:
-    if found.count == 0:
-        return Status.UNSAT if found.complete else Status.UNKNOWN
-    if found.count >= 2:
-        return Status.MULTIPLE
-    if unique and not found.complete:
-        return Status.UNKNOWN
-    return Status.SOLVED
+def _status(count: int, complete: bool, unique: bool) -> Status:
+    """The status of one checked answer: the one place statuses are decided.
+
+    It starts unknown; only a complete search makes "unsat", two checked solutions "multiple",
+    and one checked solution "solved" (under ``unique`` only after a complete search).
+    """
+    status = Status.UNKNOWN
+    if count == 0 and complete:
+        status = Status.UNSAT
+    elif count >= 2:
+        status = Status.MULTIPLE
+    elif count == 1 and (complete or not unique):
+        status = Status.SOLVED
+    return status
+
+
+def _plainly_solved(found: BatchAnswers, unique: bool) -> np.ndarray:
+    """(B,) bool: the answers ``_status`` calls solved, all at once (the batch's common case)."""
+    return np.asarray((found.counts == 1) & (found.complete | (not unique)))
 
 
 def _unknown_message(found: SearchResult) -> str:
@@ -253,15 +263,6 @@ def _unknown_message(found: SearchResult) -> str:
     if found.timed_out and found.count:
         reason += " before uniqueness was decided"
     return reason
-
-
-def _result(
-    puzzle: Grid, index: int, line: int | None, unique: bool, seconds: float, found: SearchResult
-) -> PuzzleResult:
-    status = _status(found, unique)
-    solution = puzzle.with_values(found.solutions[0]) if found.count else None
-    message = _unknown_message(found) if status is Status.UNKNOWN else None
-    return PuzzleResult(index, status, solution, seconds, message, line, found.stats)
 
 
 def _deadline(time_limit: float | Deadline | None) -> Deadline:
@@ -285,25 +286,20 @@ def _not_started(item: PuzzleItem) -> PuzzleResult:
     return PuzzleResult(item.index, Status.UNKNOWN, None, 0.0, _SPENT_BEFORE, item.line)
 
 
-def _one(
-    puzzle: Grid,
-    index: int,
-    line: int | None,
-    unique: bool,
+def _answers(
     backend: Backend,
+    geometry: Geometry,
+    values: np.ndarray,
+    limit: int,
     time_limit: float | Deadline | None,
-) -> PuzzleResult:
-    """One puzzle with ``backend.search``: invalid givens first, a failing backend is unknown."""
-    start = time.perf_counter()
-    deadline = _deadline(time_limit)
-    conflict = given_conflict(puzzle)
-    if conflict is not None:
-        return PuzzleResult(index, Status.INVALID, None, time.perf_counter() - start, conflict, line)
-    try:
-        found = backend.search(puzzle, 2 if unique else 1, deadline.remaining())
-    except BackendError as error:
-        return PuzzleResult(index, Status.UNKNOWN, None, time.perf_counter() - start, str(error), line)
-    return _result(puzzle, index, line, unique, time.perf_counter() - start, found)
+    keep: bool = True,
+) -> BatchAnswers:
+    """The one way this module asks a backend: ``Backend.search_arrays``, whose answers have passed
+    the checker (``backends.base.checked_answers``).  An object that is no ``Backend`` could skip
+    that check, so it is refused."""
+    if not isinstance(backend, Backend):
+        raise BackendError(f"{type(backend).__name__} is not a sudoku_cp Backend (see backends.base)")
+    return backend.search_arrays(geometry, values, limit, time_limit, keep)
 
 
 def solve(
@@ -317,7 +313,11 @@ def solve(
     engine = make_backend(backend) if isinstance(backend, str) else backend
     if _spent(time_limit):
         return PuzzleResult(0, Status.UNKNOWN, None, 0.0, _SPENT_BEFORE)
-    return _one(puzzle, 0, None, unique, engine, time_limit)
+    start = time.perf_counter()
+    (result,) = _solve_chunk([PuzzleItem(0, 0, puzzle)], engine, unique, time_limit)
+    result.line = None  # one puzzle given as a grid: no input line (the result is new, not shared)
+    result.seconds = time.perf_counter() - start
+    return result
 
 
 def count_solutions(
@@ -334,7 +334,7 @@ def count_solutions(
     start = time.perf_counter()
     deadline = _deadline(time_limit)
     engine = make_backend(backend) if isinstance(backend, str) else backend
-    if not getattr(engine, "complete", True):
+    if not is_complete(engine):
         raise IncompleteSearchError(
             f"backend {engine.name} is an incomplete search: it finds a solution or gives up, so it "
             "cannot count; count with dlx, backtrack, pysat or cpsat"
@@ -343,7 +343,12 @@ def count_solutions(
         return CountResult(0, True, None, time.perf_counter() - start)
     if _spent(time_limit):
         return CountResult(0, False, _SPENT_BEFORE, time.perf_counter() - start)
-    found = engine.search(puzzle, limit, deadline.remaining(), keep=False)
+    answers = _answers(
+        engine, puzzle.geometry, puzzle.values.reshape(1, -1), limit, deadline.remaining(), False
+    )
+    if 0 in answers.errors:
+        raise BackendError(answers.errors[0])
+    found = answers.result(0)
     reason = None if found.complete else found.reason
     return CountResult(found.count, found.complete, reason, time.perf_counter() - start)
 
@@ -351,29 +356,17 @@ def count_solutions(
 def _solve_chunk(
     items: Sequence[PuzzleItem], backend: Backend, unique: bool, time_limit: float | Deadline | None
 ) -> list[PuzzleResult]:
-    """Solve a chunk in this process: all at once when the backend can, else puzzle by puzzle.
+    """Solve a chunk in this process: one ``_answers`` call per geometry, every backend alike.
 
-    A batch backend gets one call per geometry (``search_arrays`` when it answers arrays, else
-    ``search_many``) and the results are made from the answers as arrays: solutions written in
-    one pass, their ``Grid`` made only when asked.
+    Results are made from the checked answers as arrays: solutions written in one pass, their
+    ``Grid`` made only when asked; an item the answers do not cover is unknown.
     """
-    if not isinstance(backend, ArrayBackend | BatchBackend):
-        return [
-            _invalid(item)
-            if item.grid is None
-            else _one(item.grid, item.index, item.line, unique, backend, time_limit)
-            for item in items
-        ]
     limit = 2 if unique else 1
     results: list[PuzzleResult | None] = [None] * len(items)
     for geometry, positions, values in grid_rows(items):
-        if isinstance(backend, ArrayBackend):
-            found = backend.search_arrays(geometry, values, limit, time_limit)
-        else:
-            grids = [Grid(geometry, row) for row in values]
-            found = BatchAnswers.of_results(geometry, backend.search_many(grids, limit, time_limit))
+        found = _answers(backend, geometry, values, limit, time_limit)
         texts = iter(format_lines(geometry, found.solutions[found.counts > 0]))
-        solved = (found.counts == 1) & (found.complete | (not unique))
+        solved = _plainly_solved(found, unique)
         columns = [column.tolist() for column in (positions, found.counts, found.seconds, solved)]
         for k, (position, count, seconds, fine) in enumerate(zip(*columns, strict=True)):
             item = items[position]
@@ -400,7 +393,7 @@ def _array_result(
         conflict = given_conflict(Grid(found.geometry, givens))
         if conflict is not None:
             return PuzzleResult(item.index, Status.INVALID, None, seconds, conflict, item.line)
-    status = _status(answer, unique)
+    status = _status(answer.count, answer.complete, unique)
     message = _unknown_message(answer) if status is Status.UNKNOWN else None
     if not answer.count:
         return PuzzleResult(item.index, status, None, seconds, message, item.line, answer.stats)
@@ -469,7 +462,7 @@ def solve_items(
         return iter([_not_started(item) for item in items])
     executor = executor if executor is not None else Executor(jobs=jobs)
     if chunk is None:
-        chunk = ARRAY_CHUNK if isinstance(backend, ArrayBackend) else CHUNK
+        chunk = ARRAY_CHUNK if backend.batches else CHUNK
         if executor.parallel:
             # A remote cluster's size is not known here: chunks of hundreds of 9x9 puzzles keep
             # any number of workers fed at a small scheduling cost.

@@ -12,14 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sudoku_cp.api import BackendOptions, count_solutions, solve, solve_items
-from sudoku_cp.backends.base import (
-    Backend,
-    BackendError,
-    BatchBackend,
-    SearchResult,
-    Status,
-    checked_solutions,
-)
+from sudoku_cp.backends.base import Backend, BackendError, OneByOne, SearchResult, Status
 from sudoku_cp.backends.pysat_backend import IncrementalPysat
 from sudoku_cp.backends.registry import backend_name, make_backend
 from sudoku_cp.formats import format_line, parse_grid, parse_puzzles
@@ -235,22 +228,20 @@ def test_batch_engine_names_the_solver_it_uses() -> None:
 def test_backend_names_are_known_without_making_the_backend(spec: str, encoding: str | None) -> None:
     backend = make_backend(spec, encoding=encoding)
     assert backend_name(spec, encoding=encoding) == backend.name
-    batch = backend.batch_name if isinstance(backend, BatchBackend) else backend.name
-    assert backend_name(spec, encoding=encoding, batch=True) == batch
+    assert backend_name(spec, encoding=encoding, batch=True) == backend.batch_name
     assert backend_name(solver_cmd="minisat") == make_backend(solver_cmd="minisat").name
 
 
 def test_plain_pysat_solves_batches_and_chosen_encodings_solve_one_by_one() -> None:
-    assert isinstance(make_backend("pysat"), BatchBackend)
-    assert isinstance(make_backend("pysat:glucose4", amo="seqcounter"), BatchBackend)
-    assert not isinstance(make_backend("pysat", encoding="extended"), BatchBackend)
-    assert not isinstance(make_backend("cpsat"), BatchBackend)
+    assert make_backend("pysat").batches
+    assert make_backend("pysat:glucose4", amo="seqcounter").batches
+    assert not make_backend("pysat", encoding="extended").batches
+    assert not make_backend("cpsat").batches
 
 
 def test_search_many_answers_each_puzzle_in_order_with_its_time() -> None:
     clash = parse_grid("44" + HARD[2:])
     backend = make_backend("pysat")
-    assert isinstance(backend, BatchBackend)
     found = backend.search_many([parse_grid(HARD), clash, parse_grid("." * 81)], limit=2)
     assert [(r.count, r.complete, r.reason) for r in found] == [
         (1, True, None),
@@ -319,16 +310,14 @@ def test_time_limit_gives_unknown_never_no_solution(name: str) -> None:
     assert not result.exact
 
 
-class _LyingBackend:
+class _LyingBackend(OneByOne):
     """Returns the givens' grid with every empty cell set to 1: never a solution."""
 
     name = "liar"
 
-    def search(
-        self, puzzle: Grid, limit: int = 1, time_limit: float | None = None, keep: bool = True
-    ) -> SearchResult:
+    def search_one(self, puzzle: Grid, limit: int, time_limit: float | None, keep: bool) -> SearchResult:
         values = np.where(puzzle.values == 0, 1, puzzle.values)[None]
-        return SearchResult(checked_solutions(puzzle, values, self.name), True)
+        return SearchResult(values, True)
 
 
 def test_a_wrong_answer_is_caught_before_it_is_returned() -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..backends.base import Backend, BackendError, checked_solutions
+from ..backends.base import Backend, BackendError, refusal
 from ..backends.registry import make_backend
 from ..grid import Grid
 from ..limits import ModelTooLarge
@@ -128,4 +128,7 @@ def _extended_solutions(puzzle: Grid) -> np.ndarray:
     except ModelTooLarge as error:  # a truth that cannot be built is no truth: the verdict is unknown
         raise BackendError(f"the ground truth ({EXTENDED}): {error}") from None
     stack = np.stack(found) if found else np.zeros((0, n, n), dtype=np.int16)
-    return checked_solutions(puzzle, stack, f"{EXTENDED} (pysat:{PROVER})")
+    problem = refusal(puzzle.geometry, puzzle.values.reshape(-1), stack, f"{EXTENDED} (pysat:{PROVER})")
+    if problem is not None:
+        raise BackendError(problem)
+    return stack

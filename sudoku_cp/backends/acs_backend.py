@@ -47,7 +47,6 @@ class AcsBackend(NativeBackend):
     """Ant colony system; finds at most one solution, seeded and reproducible."""
 
     name = "acs"
-    complete = False  # it finds a solution or gives up: it cannot count or prove there is none
 
     def __init__(
         self,

@@ -44,7 +44,7 @@ from ..cpsat import (
 from ..grid import Grid
 from ..limits import Deadline, ModelTooLarge, TimeLimitReached
 from ..outcome import REASON_TIME_LIMIT
-from .base import BackendError, SearchResult, checked_solutions, stopped
+from .base import BackendError, OneByOne, SearchResult, refusal, stopped
 
 __all__ = ["CpsatBackend"]
 
@@ -65,7 +65,9 @@ twice that left, the search is not started: it could not answer in time.
 
 
 class _Collector(cp_model.CpSolverSolutionCallback):
-    """Decodes each solution, keeps or checks it in batches, and stops the search at the limit."""
+    """Decodes each solution, keeps it or (counting only) checks it in batches, and stops the
+    search at the limit.  Kept grids are checked by ``base.checked_answers``; counted ones are not
+    returned, so they are checked here, a batch at a time, to keep memory bounded."""
 
     def __init__(self, model: SudokuCpModel, puzzle: Grid, limit: int, keep: bool, backend: str) -> None:
         super().__init__()
@@ -92,14 +94,15 @@ class _Collector(cp_model.CpSolverSolutionCallback):
     def flush(self) -> None:
         """Check the pending solutions of a count-only search and drop them."""
         if self.pending and self.error is None:
-            try:
-                checked_solutions(self.puzzle, np.stack(self.pending), self.backend)
-            except BackendError as error:
-                self.error = error
+            problem = refusal(
+                self.puzzle.geometry, self.puzzle.values.reshape(-1), np.stack(self.pending), self.backend
+            )
+            if problem is not None:
+                self.error = BackendError(problem)
         self.pending.clear()
 
 
-class CpsatBackend:
+class CpsatBackend(OneByOne):
     """Whole puzzles with CP-SAT over the bool or alldiff model of ``sudoku_cp.cpsat``."""
 
     def __init__(self, kind: CpsatModelKind | str = "bool", workers: int = 1, seed: int = 0) -> None:
@@ -113,10 +116,8 @@ class CpsatBackend:
     def _solver(self, time_limit: float | None, workers: int) -> cp_model.CpSolver:
         return new_solver(workers=workers, seed=self.seed, time_limit=time_limit)
 
-    def search(
-        self, puzzle: Grid, limit: int = 1, time_limit: float | None = None, keep: bool = True
-    ) -> SearchResult:
-        """Find up to ``limit`` solutions of ``puzzle``; with ``keep=False`` only count them (all checked)."""
+    def search_one(self, puzzle: Grid, limit: int, time_limit: float | None, keep: bool) -> SearchResult:
+        """Raw: up to ``limit`` solutions of ``puzzle``; ``keep=False``: only count them (checked here)."""
         if limit < 1:
             raise ValueError(f"limit must be at least 1, not {limit}")
         deadline = Deadline(time_limit)
@@ -152,7 +153,11 @@ class CpsatBackend:
             return SearchResult(none, complete=False, stats=stats, reason=REASON_TIME_LIMIT)
         if not verdict:
             return SearchResult(none, complete=True, stats=stats)
-        found = checked_solutions(puzzle, model.decode(solver)[None], self.name)
+        found = model.decode(solver)[None]
+        if not keep:
+            problem = refusal(puzzle.geometry, puzzle.values.reshape(-1), found, self.name)
+            if problem is not None:
+                raise BackendError(problem)
         return SearchResult(found if keep else found[:0], complete=False, count=len(found), stats=stats)
 
     def _enumerate(
@@ -165,8 +170,7 @@ class CpsatBackend:
         complete = self._verdict(enumeration_complete, status, model)
         n = puzzle.n
         if keep:
-            pending = np.stack(collector.pending) if collector.pending else np.empty((0, n, n), np.int16)
-            solutions = checked_solutions(puzzle, pending, self.name)
+            solutions = np.stack(collector.pending) if collector.pending else np.empty((0, n, n), np.int16)
         else:
             collector.flush()
             solutions = np.empty((0, n, n), dtype=np.int16)

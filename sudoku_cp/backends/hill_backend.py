@@ -63,7 +63,6 @@ class HillBackend(NativeBackend):
     """Hill climbing over box permutations; seeded, so the same seed gives the same run."""
 
     name = "hill"
-    complete = False  # it finds a solution or gives up: it cannot count or prove there is none
 
     def __init__(self, params: HillParameters | None = None, seed: int = 0) -> None:
         self.params = params or HillParameters()

@@ -73,7 +73,6 @@ class IlsBackend(NativeBackend):
     seed: int = 0
     default_max_iterations: int = DEFAULT_MAX_ITERATIONS
     name = "ils"
-    complete = False  # it finds a solution or gives up: it cannot count or prove there is none
 
     def _run(self, puzzle: Grid, limit: int, time_limit: float | None, keep: bool) -> NativeRun:
         """Find one solution (a local search cannot count: ``limit`` > 1 finds at most one)."""

@@ -1,11 +1,11 @@
-"""What the native (numba) backends share: one ``search`` around each engine's own run.
+"""What the native (numba) backends share: one ``search_one`` around each engine's own run.
 
-``NativeBackend.search`` answers clashing givens itself (no solution, a proof), times the run,
-passes every solution through the independent checker, says why an answer is unknown and turns
-an input the engine cannot take (or a model too large for memory) into a ``BackendError``; a
-subclass only runs its engine (``_run``) and reports what it found as a ``NativeRun``.  A run
-whose model building was stopped by the time limit (``limits.TimeLimitReached``) is unknown,
-with the phase in its reason.
+``NativeBackend.search_one`` times the run, says why an answer is unknown and turns an input the
+engine cannot take (or a model too large for memory) into a ``BackendError``; a subclass only
+runs its engine (``_run``) and reports what it found as a ``NativeRun``.  Clashing givens are
+answered here (no solution, a proof), and every solution passes the checker in
+``base.checked_answers``.  A run whose model building was stopped by the time limit
+(``limits.TimeLimitReached``) is unknown, with the phase in its reason.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import ClassVar
 
 import numpy as np
 
@@ -22,7 +21,7 @@ from ..limits import ModelTooLarge, TimeLimitReached
 from ..native import NativeInputError
 from ..outcome import REASON_CAP, REASON_INCOMPLETE, REASON_TIME_LIMIT
 from ..verify import given_conflict
-from .base import BackendError, SearchResult, checked_solutions, no_grids, stopped
+from .base import BackendError, OneByOne, SearchResult, no_grids, stopped
 
 __all__ = ["NativeBackend", "NativeRun", "unknown_reason"]
 
@@ -49,25 +48,21 @@ def unknown_reason(run: NativeRun, limit: int) -> str | None:
     return REASON_INCOMPLETE if run.count else REASON_CAP
 
 
-class NativeBackend(ABC):
+class NativeBackend(OneByOne, ABC):
     """A backend whose engine is a native search: subclasses set ``name`` and write ``_run``.
 
-    ``complete`` is False for an engine that cannot exhaust the search space (it finds a solution or
-    gives up): such a backend never proves "no solution" or uniqueness, and cannot count.
+    Whether the engine can exhaust the search space is the registry table's to say (``complete``).
     """
 
     name: str
-    complete: ClassVar[bool] = True
 
     @abstractmethod
     def _run(self, puzzle: Grid, limit: int, time_limit: float | None, keep: bool) -> NativeRun:
         """Run the engine on a puzzle whose givens do not clash."""
 
-    def search(
-        self, puzzle: Grid, limit: int = 1, time_limit: float | None = None, keep: bool = True
-    ) -> SearchResult:
-        """Find up to ``limit`` solutions of ``puzzle``; with ``keep=False`` only count them."""
-        if given_conflict(puzzle) is not None:
+    def search_one(self, puzzle: Grid, limit: int, time_limit: float | None, keep: bool) -> SearchResult:
+        """Raw: up to ``limit`` solutions of ``puzzle``; with ``keep=False`` only count them."""
+        if given_conflict(puzzle) is not None:  # the engines expect givens that do not clash
             return SearchResult(no_grids(puzzle.n), True)
         began = time.monotonic()
         try:
@@ -76,10 +71,9 @@ class NativeBackend(ABC):
             raise BackendError(f"{self.name}: {error}") from None
         except TimeLimitReached as stop:
             return stopped(puzzle.n, str(stop), {"seconds": time.monotonic() - began})
-        stack = checked_solutions(puzzle, run.solutions, self.name)
         stats = {**run.stats, "seconds": time.monotonic() - began}
         return SearchResult(
-            stack if keep else stack[:0],
+            run.solutions if keep else run.solutions[:0],
             run.complete,
             count=run.count,
             stats=stats,

@@ -31,7 +31,8 @@ from ..cnf.varmap import DecodeError
 from ..grid import Grid
 from ..limits import Deadline, ModelTooLarge, solve_limited
 from ..outcome import REASON_TIME_LIMIT
-from .base import BackendError, SearchResult, checked_solutions
+from ..verify import valid_solutions_mask
+from .base import BackendError, OneByOne, SearchResult, refusal
 from .program import run_solver_program
 
 __all__ = ["CONFIRM_SOLVER", "UNVERIFIED", "ProgramBackend"]
@@ -42,7 +43,7 @@ UNVERIFIED = "unverified_unsat"
 """Stats key, 1 when the search ended on a program's UNSAT claim taken unchecked (``trust``)."""
 
 
-class ProgramBackend:
+class ProgramBackend(OneByOne):
     """Any SAT solver program reading DIMACS and answering in the SAT competition or minisat format.
 
     ``trust`` takes the program's UNSAT claims as they are, without confirming them.
@@ -62,10 +63,9 @@ class ProgramBackend:
         self.trust = trust
         self.name = f"program:{command}"
 
-    def search(
-        self, puzzle: Grid, limit: int = 1, time_limit: float | None = None, keep: bool = True
-    ) -> SearchResult:
-        """Find up to ``limit`` solutions, one program run per solution.
+    def search_one(self, puzzle: Grid, limit: int, time_limit: float | None, keep: bool) -> SearchResult:
+        """Raw: up to ``limit`` solutions, one program run per solution (checked by the choke point,
+        ``base.checked_answers``; counted ones here, since they are not returned).
 
         One more run proves there are no more; that UNSAT claim is confirmed unless ``trust``.
         """
@@ -125,9 +125,13 @@ class ProgramBackend:
                 complete = True
                 break
             blocking.append(block.reshape(1, -1))
-        stack = checked_solutions(puzzle, np.stack(found) if found else empty, self.name)
-        count = len(stack)
-        return SearchResult(stack if keep else stack[:0], complete, count=count, stats=stats, reason=reason)
+        stack = np.stack(found) if found else empty
+        if keep:
+            return SearchResult(stack, complete, stats=stats, reason=reason)
+        problem = refusal(puzzle.geometry, puzzle.values.reshape(-1), stack, self.name) if found else None
+        if problem is not None:
+            raise BackendError(problem)
+        return SearchResult(stack[:0], complete, count=len(stack), stats=stats, reason=reason)
 
     def _confirm_unsat(
         self, puzzle: Grid, found: Sequence[np.ndarray], deadline: Deadline, *, claimant: str | None
@@ -147,7 +151,11 @@ class ProgramBackend:
             if claimant
             else "our propagation's contradiction"
         )
-        known = checked_solutions(puzzle, np.stack(found), self.name) if found else None
+        known = np.stack(found) if found else None
+        if known is not None:  # a wrong grid blocked here would make the confirmation meaningless
+            problem = refusal(puzzle.geometry, puzzle.values.reshape(-1), known, self.name)
+            if problem is not None:
+                raise BackendError(problem)
         try:
             # The first solution found is blocked by sudoku_cnf itself; any further ones (counting)
             # by the same clause in the same numbering.
@@ -170,7 +178,8 @@ class ProgramBackend:
         true = np.asarray([lit for lit in model if 0 < lit <= n**3], dtype=np.int64) - 1
         values = np.zeros(n * n, dtype=np.int16)
         values[true // n] = true % n + 1
-        checked_solutions(puzzle, values.reshape(1, n, n), f"pysat:{CONFIRM_SOLVER}")
+        if not valid_solutions_mask(puzzle, values.reshape(1, n, n))[0]:  # the confirmer's own grid
+            raise BackendError(f"pysat:{CONFIRM_SOLVER} returned a wrong solution while confirming {who}")
         count = 0 if known is None else len(known)
         what = "no solution" if not count else f"no solution beyond the {count} found"
         if claimant is None:

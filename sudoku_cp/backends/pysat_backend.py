@@ -20,11 +20,9 @@ auxiliary variables), so each grid is counted once whatever the at-most-one enco
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import os
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -37,7 +35,7 @@ from ..grid import Grid
 from ..limits import Deadline, ModelTooLarge, TimeLimitReached, solve_limited
 from ..outcome import REASON_TIME_LIMIT
 from ..propagation import propagate
-from .base import BackendError, SearchResult, checked_solutions, stopped
+from .base import BackendError, BatchAnswers, OneByOne, SearchResult, checked_answers, refusal, stopped
 
 if TYPE_CHECKING:  # multiprocessing is imported when a portfolio starts, not with the backend
     from multiprocessing.connection import Connection
@@ -51,7 +49,6 @@ __all__ = [
     "IncrementalPysat",
     "PysatBackend",
     "pysat_solver_names",
-    "search_apart",
     "solver_options",
 ]
 
@@ -98,7 +95,7 @@ def _enumerate(
     return solutions, False, None
 
 
-class PysatBackend:
+class PysatBackend(OneByOne):
     """A python-sat solver on the CNF model of each puzzle (optimized encoding by default).
 
     Grids of side ``BIG_SIDE`` and more are searched by a portfolio (``_portfolio``): one child
@@ -129,15 +126,9 @@ class PysatBackend:
         except ModelTooLarge as error:
             raise BackendError(f"{self.name}: {error}") from None
 
-    def search(
-        self,
-        puzzle: Grid,
-        limit: int = 1,
-        time_limit: float | Deadline | None = None,
-        keep: bool = True,
-    ) -> SearchResult:
-        """Find up to ``limit`` solutions with the chosen solver (a ``Deadline`` is spent as it is)."""
-        deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
+    def search_one(self, puzzle: Grid, limit: int, time_limit: float | None, keep: bool) -> SearchResult:
+        """Raw: up to ``limit`` solutions with the chosen solver."""
+        deadline = Deadline(time_limit)
         try:
             cnf = self.encode(puzzle, deadline)
         except TimeLimitReached as stop:
@@ -188,33 +179,6 @@ def _configure(solver: Solver, options: dict[str, int]) -> None:
     """Set solver options (CaDiCaL's, by name) before any clause is added."""
     if options:
         solver.solver.configure(options)
-
-
-def search_apart(
-    backend: PysatBackend,
-    puzzles: Sequence[Grid],
-    limit: int,
-    time_limit: float | Deadline | None,
-    batch: Callable[[Sequence[Grid]], list[SearchResult]],
-) -> list[SearchResult]:
-    """One result per puzzle, in order: grids of side ``BIG_SIDE`` and more one by one with
-    ``backend.search`` (each with its ``seconds``), the others in one call of ``batch``.
-
-    ``time_limit`` in seconds applies to each puzzle; a ``Deadline`` is one budget for all.
-    """
-    big = [k for k, puzzle in enumerate(puzzles) if puzzle.n >= BIG_SIDE]
-    if not big:
-        return batch(puzzles)
-    answers: list[SearchResult | None] = [None] * len(puzzles)
-    small = [k for k, puzzle in enumerate(puzzles) if puzzle.n < BIG_SIDE]
-    if small:
-        for k, answer in zip(small, batch([puzzles[k] for k in small]), strict=True):
-            answers[k] = answer
-    for k in big:
-        began = time.perf_counter()
-        answer = backend.search(puzzles[k], limit, time_limit)
-        answers[k] = dataclasses.replace(answer, seconds=time.perf_counter() - began)
-    return [answer for answer in answers if answer is not None]
 
 
 _FREE_SECONDS = 1.2e-7
@@ -392,13 +356,17 @@ def _result(
     name: str,
     stats: dict[str, float | int],
 ) -> SearchResult:
+    """Raw: the grids found (all of them with ``keep``); a count alone is checked here, since its
+    grids are not returned to be checked by ``base.checked_answers``."""
     n = puzzle.n
     stack = np.stack(found) if found else np.zeros((0, n, n), dtype=np.int16)
-    stack = checked_solutions(puzzle, stack, name)
-    count = len(stack)
-    if not keep:
-        stack = stack[:0]
-    return SearchResult(stack, complete, count=count, stats=stats, reason=reason)
+    if keep:
+        return SearchResult(stack, complete, stats=stats, reason=reason)
+    if len(stack):
+        problem = refusal(puzzle.geometry, puzzle.values.reshape(-1), stack, name)
+        if problem is not None:
+            raise BackendError(problem)
+    return SearchResult(stack[:0], complete, count=len(stack), stats=stats, reason=reason)
 
 
 class IncrementalPysat:
@@ -438,7 +406,20 @@ class IncrementalPysat:
         keep: bool = True,
         placed: np.ndarray | None = None,
     ) -> SearchResult:
-        """Find up to ``limit`` solutions; ``placed`` may carry an earlier propagation of the puzzle."""
+        """Up to ``limit`` checked solutions (``base.checked_answers``); ``placed`` may carry an earlier
+        propagation of the puzzle."""
+        found = self._search(puzzle, limit, time_limit, keep, placed)
+        values = puzzle.values.reshape(1, -1)
+        answers = checked_answers(
+            self.name, self.geometry, values, BatchAnswers.of_results(self.geometry, [found]), keep
+        )
+        if 0 in answers.errors:
+            raise BackendError(answers.errors[0])
+        return answers.result(0)
+
+    def _search(
+        self, puzzle: Grid, limit: int, time_limit: float | None, keep: bool, placed: np.ndarray | None
+    ) -> SearchResult:
         if puzzle.geometry != self.geometry:
             raise BackendError(f"incremental solver is for {self.geometry.box_label} boxes")
         deadline = Deadline(time_limit)

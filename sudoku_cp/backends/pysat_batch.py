@@ -1,13 +1,14 @@
 """The python-sat batch path: a whole batch of puzzles propagated at once, then a small model each.
 
-``BatchPysat`` takes a (B, n*n) stack of puzzles (``search_arrays``; ``search_many`` for grids)
-and propagates it in numpy (9x9: ``batch9``, singles, locked candidates and pairs on uint16
+``BatchPysat`` takes a (B, n*n) stack of puzzles (``solve_arrays``) and propagates it in numpy
+(9x9: ``batch9``, singles, locked candidates and pairs on uint16
 candidate sets; other sizes: ``propagation``, singles), then, a slice of puzzles at a time, gives
 each puzzle left open a fresh solver (Minicard by default) holding only its open candidates:
 exactly one per cell, row and column, at most one per box, "at most one" as native cardinality
 constraints.  Variables are numbered so that the solver's first decisions fall on the cells with
-fewest candidates (ties: most candidates among the peers).  Models are decoded and checked for
-the whole batch at once, and the answers come back as arrays (``answers.BatchAnswers``).  A fresh
+fewest candidates (ties: most candidates among the peers).  Models are decoded for the whole batch at once
+and the answers come back as arrays (``base.BatchAnswers``), to be checked in one pass by
+``base.checked_answers``.  A fresh
 small model beats one incremental solver under assumptions about twofold on hard 9x9 puzzles:
 assumptions are re-propagated after every backjump below them and end up in every learnt clause.
 On the small leftovers of easy puzzles the two are even (measured): loading a model costs about
@@ -28,22 +29,20 @@ from pysat.solvers import Solver
 
 from ..cnf.sudoku import AmoEncoding, CnfEncoding
 from ..geometry import Geometry
-from ..grid import Grid
 from ..limits import Deadline, TimeLimitReached, solve_limited
 from ..outcome import REASON_TIME_LIMIT
 from ..propagation import propagate_batch
-from ..verify import valid_completions
-from .answers import BatchAnswers, SearchManyByArrays
-from .base import BackendError, SearchResult, checked_solutions
+from .base import Backend, BatchAnswers
 from .batch9 import candidate_table, placed_digits, propagate_masks
-from .pysat_backend import BATCH_SOLVER, DEFAULT_SOLVER, PysatBackend, check_solver_name, search_apart
+from .pysat_backend import BATCH_SOLVER, BIG_SIDE, DEFAULT_SOLVER, PysatBackend, check_solver_name
 
 __all__ = ["ARRAY_SIDE", "BatchPysat", "PysatBatchBackend"]
 
 
 _PROPAGATION_CELLS = 1 << 22  # candidates (puzzles * n**3) propagated at once
 _ENCODING_STEP = 256  # puzzles encoded at once (then solved) within a propagated part
-#: The largest grid side ``PysatBatchBackend.search_arrays`` answers itself.
+#: The largest grid side whose batches ``BatchPysat`` answered as arrays before every backend did
+#: (kept for the benchmarks that name it).
 ARRAY_SIDE = 16
 
 
@@ -280,7 +279,7 @@ def _joined(geometry: Geometry, parts: Sequence[BatchAnswers], size: int) -> Bat
     )
 
 
-class BatchPysat(SearchManyByArrays):
+class BatchPysat(Backend):
     """Batch solving: one fresh python-sat solver per puzzle on its compact exactly-one model.
 
     With a solver that has native cardinality constraints (Minicard, Gluecard) every group is
@@ -312,22 +311,23 @@ class BatchPysat(SearchManyByArrays):
         probe.delete()
         self.stats: dict[str, int] = {"puzzles": 0, "solver_calls": 0, "conflicts": 0}
 
-    def search_arrays(
+    def solve_arrays(
         self,
         geometry: Geometry,
         values: np.ndarray,
         limit: int = 1,
         time_limit: float | Deadline | None = None,
+        keep: bool = True,
     ) -> BatchAnswers:
-        """Up to ``limit`` checked solutions of each row of a (B, n*n) stack of puzzles, in order.
+        """Raw: up to ``limit`` solutions of each row of a (B, n*n) stack of puzzles, in order
+        (``keep=False``: the counts alone; the grids are found all the same).
 
         ``time_limit`` in seconds applies to each puzzle: its solve and its share of the batch's
         propagation and encoding (which may take the sum of the shares; past it, every puzzle of
         the batch is unknown, "time limit reached during propagation"); a ``Deadline`` is one
         budget for the whole call.  Each answer carries its ``seconds``: its solve time plus a
-        share of the batch's propagation, encoding and checking.  Propagation finds clashing
-        givens: those puzzles are unsatisfiable.  A puzzle whose solution fails the checker gets
-        no solution, not complete, the checker's verdict as reason.
+        share of the batch's propagation and encoding.  Propagation finds clashing givens: those
+        puzzles are unsatisfiable.
 
         The cyclic garbage collector is paused meanwhile: loading allocates a few hundred
         short-lived lists per puzzle, all freed by reference counting, and the collector's
@@ -345,9 +345,10 @@ class BatchPysat(SearchManyByArrays):
         finally:
             if collecting:
                 gc.enable()
-        if len(parts) == 1:
-            return parts[0]
-        return _joined(geometry, parts, len(stack))
+        joined = parts[0] if len(parts) == 1 else _joined(geometry, parts, len(stack))
+        if keep:
+            return joined
+        return replace(joined, solutions=np.zeros_like(joined.solutions), more={})
 
     def _propagate(
         self, geometry: Geometry, givens: np.ndarray, deadline: Deadline
@@ -436,12 +437,12 @@ class BatchPysat(SearchManyByArrays):
         t0 = time.perf_counter()
         stack = np.concatenate([values[:0]] + [grids for grids, _ in decoded])
         owner = np.concatenate([np.zeros(0, dtype=np.int64)] + [owners for _, owners in decoded])
-        answers = self._checked(geometry, givens, values, forced, stack, owner, complete, reasons)
+        answers = self._gathered(geometry, givens, values, forced, stack, owner, complete, reasons)
         seconds += (time.perf_counter() - t0) / max(size, 1)
         self.stats["puzzles"] += size
         return replace(answers, seconds=seconds)
 
-    def _checked(
+    def _gathered(
         self,
         geometry: Geometry,
         givens: np.ndarray,
@@ -452,37 +453,18 @@ class BatchPysat(SearchManyByArrays):
         complete: np.ndarray,
         reasons: dict[int, str],
     ) -> BatchAnswers:
-        """The answers of a part: every solution checked at once; a puzzle with a bad one gets none,
-        not complete, the checker's verdict as reason (as does one with the same solution twice)."""
+        """The answers of a part: the grids propagation filled and the decoded models, by puzzle."""
         size, cells = givens.shape
         owner = np.concatenate([forced, decoded_owner]).astype(np.int64)
         order = np.argsort(owner, kind="stable")
         stack = np.concatenate([values[forced], decoded]).astype(np.int16)[order]
         owner = owner[order]
-        ok = valid_completions(geometry, givens[owner], stack)
         counts = np.bincount(owner, minlength=size)
         firsts = np.cumsum(counts) - counts  # the first solution of each puzzle in the stack
         solutions = np.zeros((size, cells), dtype=np.int16)
         has = np.flatnonzero(counts)
         solutions[has] = stack[firsts[has]]
-        more: dict[int, np.ndarray] = {}
-        for b in np.flatnonzero(counts > 1).tolist():
-            mine = stack[firsts[b] : firsts[b] + counts[b]]
-            more[b] = mine[1:]
-            if len(np.unique(mine, axis=0)) < len(mine):
-                ok[firsts[b]] = False  # the same solution twice: refused below with the checker's words
-        complete = complete.copy()
-        for b in sorted(set(owner[~ok].tolist())):  # not np.unique: it imports numpy.ma (7 ms of start-up)
-            puzzle = Grid(geometry, givens[b])
-            mine = stack[firsts[b] : firsts[b] + counts[b]].reshape(-1, geometry.n, geometry.n)
-            try:  # the independent checker's verdict, with its explanation
-                checked_solutions(puzzle, mine, self.name)
-                problem = f"backend {self.name} refused an answer it could not explain"
-            except BackendError as error:
-                problem = str(error)
-            counts[b], complete[b], reasons[b] = 0, False, problem
-            solutions[b] = 0
-            more.pop(b, None)
+        more = {b: stack[firsts[b] + 1 : firsts[b] + counts[b]] for b in np.flatnonzero(counts > 1).tolist()}
         return BatchAnswers(geometry, solutions, counts, complete, np.zeros(size), reasons, more)
 
     def _solve_one(
@@ -531,13 +513,16 @@ class BatchPysat(SearchManyByArrays):
 
 
 class PysatBatchBackend(PysatBackend):
-    """``PysatBackend`` for one puzzle; batches go to ``BatchPysat`` with ``batch_solver``.
+    """``BatchPysat`` with ``batch_solver`` for batches; ``PysatBackend`` (``solver``) for the rest.
 
     Plain ``pysat`` batches use Minicard on each puzzle's compact exactly-one model, the fastest
     configuration measured in ``benchmarks/batch_sat.py``; ``pysat:<name>`` uses that solver for
-    both.  The batch engine is made on first use and kept.  Batches come as arrays
-    (``search_arrays``, what ``api.solve_items`` calls) or as grids (``search_many``).
+    both.  Grids from ``pysat_backend.BIG_SIDE`` on (few puzzles, each a big model, searched by a
+    portfolio) and counts (``keep=False``: CaDiCaL blocks models fastest) go puzzle by puzzle to
+    ``PysatBackend``.  The batch engine is made on first use and kept.
     """
+
+    batches = True
 
     def __init__(
         self,
@@ -547,34 +532,25 @@ class PysatBatchBackend(PysatBackend):
     ) -> None:
         super().__init__(solver, CnfEncoding.OPTIMIZED, amo)
         self.batch_solver = check_solver_name(batch_solver)
-        self.batch_name = f"pysat:{batch_solver}"
         self._batch: BatchPysat | None = None
 
-    def search_many(
-        self, puzzles: Sequence[Grid], limit: int = 1, time_limit: float | Deadline | None = None
-    ) -> list[SearchResult]:
-        """One checked result per puzzle, in order (see ``BatchPysat.search_many``); grids from
-        ``pysat_backend.BIG_SIDE`` on go one by one to ``PysatBackend.search`` (see ``search_apart``)."""
-        return search_apart(
-            self, puzzles, limit, time_limit, lambda rest: self._engine().search_many(rest, limit, time_limit)
-        )
+    @property
+    def batch_name(self) -> str:
+        """The batch solver's name, e.g. ``pysat:minicard``."""
+        return f"pysat:{self.batch_solver}"
 
-    def search_arrays(
+    def solve_arrays(
         self,
         geometry: Geometry,
         values: np.ndarray,
         limit: int = 1,
         time_limit: float | Deadline | None = None,
+        keep: bool = True,
     ) -> BatchAnswers:
-        """Answers for a (B, n*n) stack of puzzles (see ``BatchPysat.search_arrays``).
-
-        Grids above ``ARRAY_SIDE`` go through ``search_many``: few puzzles, each a big model, so
-        nothing to gain from arrays, and ``search_many`` is where such grids may take their own way.
-        """
-        if geometry.n > ARRAY_SIDE:
-            grids = [Grid(geometry, row) for row in np.asarray(values).reshape(-1, geometry.n**2)]
-            return BatchAnswers.of_results(geometry, self.search_many(grids, limit, time_limit))
-        return self._engine().search_arrays(geometry, values, limit, time_limit)
+        """Raw answers for a (B, n*n) stack of puzzles: ``BatchPysat``, or one by one (see above)."""
+        if geometry.n >= BIG_SIDE or not keep:
+            return super().solve_arrays(geometry, values, limit, time_limit, keep)
+        return self._engine().solve_arrays(geometry, values, limit, time_limit, keep)
 
     def _engine(self) -> BatchPysat:
         if self._batch is None:

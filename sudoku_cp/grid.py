@@ -20,9 +20,14 @@ class Grid:
 
     def __post_init__(self) -> None:
         n = self.geometry.n
-        values = np.array(self.values, dtype=np.int16).reshape(n, n)
-        if values.size and (values.min() < 0 or values.max() > n):
+        # The range is checked on the values as given: a cast first would turn 65537 into 1.
+        raw = np.asarray(self.values)
+        whole = raw.dtype.kind in "iub" or (raw.dtype.kind == "f" and np.array_equal(raw, np.floor(raw)))
+        if raw.size and not whole:
+            raise ValueError(f"grid values must be integers 0..{n}, not {raw.dtype}")
+        if raw.size and (raw.min() < 0 or raw.max() > n):
             raise ValueError(f"grid values must lie in 0..{n}")
+        values = np.array(raw, dtype=np.int16).reshape(n, n)
         values.setflags(write=False)
         object.__setattr__(self, "values", values)
 

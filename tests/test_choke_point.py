@@ -242,3 +242,34 @@ def test_grid_and_search_arrays_check_the_range_before_the_cast(bad: int) -> Non
         Grid(Geometry(3, 3), values)
     with pytest.raises(ValueError):
         make_backend("dlx").search_arrays(Geometry(3, 3), values.reshape(1, -1))
+
+
+# --- the DAG's batch closures and counts honour a time limit ------------------------------------
+
+
+def test_closure_and_count_batches_stop_at_their_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sudoku_cp.limits import Deadline, TimeLimitReached
+    from sudoku_cp.nishio import dag
+
+    graph = dag.build_dag(2, 2)
+    masks = np.ones((5, 4, 4), dtype=bool)
+    whole = dag.closure_batch(graph, masks)
+    counts = dag.count_batch(graph, masks)
+    assert counts == [counts[0]] * 5 and counts[0] > 0 and whole.all()
+    with pytest.raises(TimeLimitReached, match="closure"):
+        dag.closure_batch(graph, masks, Deadline(0.0))
+    with pytest.raises(TimeLimitReached, match="counting"):
+        dag.count_batch(graph, masks, Deadline(0.0))
+    # Chunk by chunk: a deadline spent after the first chunk stops before the second, no number.
+    monkeypatch.setattr(dag, "_BATCH_STEP", 2)
+    assert dag.closure_batch(graph, masks, Deadline(60)).tolist() == whole.tolist()
+    assert dag.count_batch(graph, masks, Deadline(60)) == counts
+    clock = iter([False, True])
+
+    class Spent(Deadline):
+        def check(self, phase: str) -> None:
+            if next(clock, True):
+                raise TimeLimitReached(phase)
+
+    with pytest.raises(TimeLimitReached):
+        dag.count_batch(graph, masks, Spent(60))

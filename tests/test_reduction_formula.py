@@ -303,7 +303,7 @@ def test_metadata_values_are_checked_and_cut_in_messages() -> None:
     assert Reduction.from_metadata_text("\ufeff" + text).instance == reduction.instance
     for key, value, words in (
         ("cells", 10**50, "'cells' must lie in 0..256, not an integer of 51 digits"),
-        ("k", 10**100, "'k' must lie in 2..64, not an integer of 101 digits"),
+        ("k", 10**100, "'k' must lie in 2..1024, not an integer of 101 digits"),
         ("fill", "f" * 1000, "not 'ffffff"),
         ("version", ["v"] * 1000, "unsupported version ['v', "),
     ):

@@ -24,7 +24,12 @@ examples:
   sudoku-cp encode --to cnf --encoding extended --amo seqcounter puzzle.txt -o puzzle.cnf
   sudoku-cp encode --to xc puzzle.txt -o puzzle.dlx
   sudoku-cp encode --to cpsat --model alldiff puzzle.txt -o puzzle.pb.txt
-  sudoku-cp encode --nishio --to cnf instance.txt -o instance.cnf   # a single-digit subproblem"""
+  sudoku-cp encode --nishio --to cnf instance.txt -o instance.cnf   # a single-digit subproblem
+
+A Nishio instance is read in any form 'nishio' reads, the sparse form ('nishio-sparse' header,
+one 'R C' line per cell) included, at any side; its models are built from the cells of S and
+the CNF and exact cover are written as they are made (a CNF estimated not to fit in memory is
+refused first, with the estimate)."""
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -103,19 +108,25 @@ def _encode_nishio(args: argparse.Namespace) -> str:
     except ParseError as problem:
         raise common.CliError(f"{name or args.puzzle}: {problem}") from None
     if args.to == "cnf":
-        from ..nishio.cnf import encode_nishio_cnf, nishio_dimacs_text
+        from ..cnf.sudoku import AmoEncoding
+        from ..nishio.cnf import stream_nishio_dimacs
 
-        cnf = encode_nishio_cnf(instance, args.amo or "pairwise")
-        common.write_text(args.out, nishio_dimacs_text(cnf))
+        encoding = AmoEncoding(args.amo or "pairwise")
+        # Made and written a chunk of units at a time (refused first if a chunk cannot fit).
+        n_vars, n_clauses = stream_nishio_dimacs(instance, encoding, args.out or sys.stdout)
         return (
-            f"Nishio DIMACS CNF, {cnf.n_vars} variables ({cnf.n_cell_vars} cells of S), "
-            f"{cnf.n_clauses} clauses (exactly-one: {cnf.encoding})"
+            f"Nishio DIMACS CNF, {n_vars} variables ({instance.size} cells of S), "
+            f"{n_clauses} clauses (exactly-one: {encoding})"
         )
     if args.to == "xc":
-        from ..nishio.exact_cover import build_nishio_exact_cover, export_nishio_dlx
+        from ..nishio.exact_cover import build_nishio_exact_cover, write_nishio_dlx
 
         model = build_nishio_exact_cover(instance)
-        common.write_text(args.out, export_nishio_dlx(model))
+        if args.out is None:
+            write_nishio_dlx(model, sys.stdout)
+        else:
+            with open(args.out, "w", encoding="utf-8", newline="\n") as handle:
+                write_nishio_dlx(model, handle)
         return f"Nishio exact cover (DLX format), {model.n_items} items, {model.n_options} options"
     from ..nishio.cpsat import build_nishio_cpsat, export_nishio_cpsat
 

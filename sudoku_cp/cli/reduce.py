@@ -32,9 +32,16 @@ Formulas: DIMACS CNF files (SATLIB files with their '%' tail are fine; clauses l
 are split into 3-literal clauses with fresh variables), or a random 3-SAT formula with
 --random-vars N --clauses M --seed S (--planted: satisfiable by a hidden assignment), or a
 formula of a family with --family NAME --size N --seed S (see 'formula families' below).
+A FORMULA file is read strictly: an empty clause, a literal past the header's variables, or a
+header whose reduction would not fit in memory (estimated before any clause is read, e.g. 10^7
+clauses) is refused (one line naming the file and line, exit 2); a repeated literal is kept once
+and a clause with v and -v dropped, each with a warning.  There is no side cap: the instance is
+held as its cells, and memory (estimated first, refused with the estimate) is the only limit.
 
 Modes:
-  build (default)  write the instance (-o, mask rows with 'x' for cells of S; --form cells|json),
+  build (default)  write the instance (-o; --form auto: mask rows with 'x' for cells of S up to
+                   side 256, above it the sparse form, a 'nishio-sparse n=N box=KxK cells=C'
+                   header and one 'R C' line per cell; --form mask|sparse|cells|json),
                    its metadata (--meta, JSON: everything --decode needs), --svg a picture of the
                    gadgets, --write-formula the 3-SAT formula that was encoded (DIMACS)
   --decode META PLACEMENT
@@ -105,7 +112,7 @@ exit codes:
     + common.CERTIFY_HELP
 )
 
-_INSTANCE_FORMS = ("mask", "cells", "json")
+_INSTANCE_FORMS = ("auto", "mask", "sparse", "cells", "json")
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -137,7 +144,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("-o", "--out", metavar="FILE", help="write the instance to FILE (default: stdout)")
     parser.add_argument(
-        "--form", choices=_INSTANCE_FORMS, default="mask", help="instance text form (default: mask)"
+        "--form",
+        choices=_INSTANCE_FORMS,
+        default="auto",
+        help="instance text form (default: auto, mask rows up to side 256, the sparse form above)",
     )
     parser.add_argument("--meta", metavar="FILE", help="write the metadata (JSON) that --decode reads")
     parser.add_argument("--svg", metavar="FILE", help="draw the gadgets on the grid")
@@ -164,17 +174,22 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def _read_formula(path: str) -> FormulaSource:
     from ..reduction.batch import FormulaSource
-    from ..reduction.formula import parse_dimacs
+    from ..reduction.formula import FormulaInputError, read_formula
 
     name = "<stdin>" if path == "-" else path
     try:
-        return FormulaSource(name, parse_dimacs(read_text(path)))
+        text = read_text(path)
     except ParseError as error:  # reading errors (no line) name the file already
-        return FormulaSource(
-            name, None, str(error) if error.line is None and name in str(error) else f"{name}: {error}"
-        )
+        return FormulaSource(name, None, str(error) if name in str(error) else f"{name}: {error}")
     except OSError as error:
         return FormulaSource(name, None, f"{name}: {error.strerror or error}")
+    try:
+        read = read_formula(text, name)  # strict: one line naming the file and line, exit 2
+    except FormulaInputError as error:
+        return FormulaSource(name, None, str(error))
+    for warning in read.warnings:
+        common.notice(f"warning: {warning}")
+    return FormulaSource(name, read.formula)
 
 
 def _sources(args: argparse.Namespace) -> list[FormulaSource]:
@@ -189,6 +204,7 @@ def _sources(args: argparse.Namespace) -> list[FormulaSource]:
             raise CliError("--random-vars and --clauses go together")
         kind = "planted " if args.planted else ""
         name = f"random {kind}3-SAT ({args.random_vars} variables, {args.clauses} clauses, seed {args.seed})"
+        _check_random_size(args.random_vars, args.clauses)
         formula = random_3sat(args.random_vars, args.clauses, args.seed, planted=args.planted)
         return [FormulaSource(name, formula)]
     if args.planted:
@@ -196,6 +212,19 @@ def _sources(args: argparse.Namespace) -> list[FormulaSource]:
     if not args.formulas:
         raise CliError("give a FORMULA file, --random-vars N --clauses M, or --decode META PLACEMENT")
     return [_read_formula(path) for path in args.formulas]
+
+
+def _check_random_size(variables: int, clauses: int) -> None:
+    """Refuse a random formula whose reduction cannot fit before it is generated (one line, exit 2)."""
+    from ..reduction.formula import MAX_FORMULA_VARIABLES
+    from ..reduction.memory import ReductionTooLarge, check_reduction_memory
+
+    if variables > MAX_FORMULA_VARIABLES:
+        raise CliError(f"--random-vars {variables}: at most {MAX_FORMULA_VARIABLES} variables")
+    try:
+        check_reduction_memory(variables, clauses, 3 * clauses)
+    except ReductionTooLarge as error:
+        raise CliError(f"--random-vars {variables} --clauses {clauses}: {error}") from None
 
 
 def _reduce(formula: Formula, args: argparse.Namespace) -> Reduction:

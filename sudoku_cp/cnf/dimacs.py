@@ -48,7 +48,7 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, Literal
 
@@ -303,35 +303,60 @@ def dimacs_text(clauses: ClauseInput, n_vars: int, comments: Iterable[str] = ())
 
 def write_flat_dimacs(
     target: str | os.PathLike[str] | IO[str] | IO[bytes],
-    flat: np.ndarray,
+    flat: np.ndarray | Iterable[np.ndarray],
     n_vars: int,
     comments: Iterable[str] = (),
+    *,
+    n_clauses: int | None = None,
 ) -> int:
-    """Write a flat literal array (each 0 ends a clause) as DIMACS to a path or stream, a chunk of
-    literals at a time; returns the number of clauses.  The bytes equal ``write_dimacs``'s for the
-    same clauses and comments."""
-    flat = np.asarray(flat)
-    _integer_array(flat)
-    _check_range(flat, n_vars)
-    if flat.size and flat[-1] != 0:
-        raise DimacsError("the last clause of a flat literal array is not ended by 0")
-    n_clauses = int(np.count_nonzero(flat == 0))
+    """Write flat literals (each 0 ends a clause) as DIMACS to a path or stream, a chunk of literals at
+    a time; returns the number of clauses.  ``flat`` is one array, or an iterable of arrays that
+    together form one (each chunk made when needed: then ``n_clauses`` gives the header's count,
+    checked at the end).  The bytes equal ``write_dimacs``'s for the same clauses and comments."""
+    if isinstance(flat, np.ndarray):
+        _integer_array(flat)
+        if flat.size and flat[-1] != 0:
+            raise DimacsError("the last clause of a flat literal array is not ended by 0")
+        n_clauses = int(np.count_nonzero(flat == 0))
+        pieces: Iterable[np.ndarray] = [flat]
+    elif n_clauses is None:
+        raise DimacsError("chunks of flat literals need n_clauses for the header")
+    else:
+        pieces = flat
     head = _comment_lines(comments) + f"p cnf {n_vars} {n_clauses}\n"
     if isinstance(target, (str, os.PathLike)):
-        with open(target, "wb") as out:
-            _write_flat(out, True, head, flat)
+        try:
+            with open(target, "wb") as out:
+                _write_flat(out, True, head, pieces, n_vars, n_clauses)
+        except DimacsError:
+            os.remove(target)
+            raise
         return n_clauses
     stream: IO[Any] = target
     binary = isinstance(stream, (io.RawIOBase, io.BufferedIOBase)) or "b" in getattr(stream, "mode", "")
-    _write_flat(stream, binary, head, flat)
+    _write_flat(stream, binary, head, pieces, n_vars, n_clauses)
     return n_clauses
 
 
-def _write_flat(out: IO[Any], binary: bool, head: str, flat: np.ndarray) -> None:
+def _write_flat(
+    out: IO[Any], binary: bool, head: str, pieces: Iterable[np.ndarray], n_vars: int, n_clauses: int
+) -> None:
     out.write(head.encode("utf-8") if binary else head)
-    for start in range(0, flat.size, _CHUNK_LITERALS):
-        text = _literal_bytes(flat[start : start + _CHUNK_LITERALS])
-        out.write(text if binary else text.decode("ascii"))
+    written = 0
+    last = 0
+    for piece in pieces:
+        _integer_array(piece)
+        _check_range(piece, n_vars)
+        written += int(np.count_nonzero(piece == 0))
+        for start in range(0, piece.size, _CHUNK_LITERALS):
+            text = _literal_bytes(piece[start : start + _CHUNK_LITERALS])
+            out.write(text if binary else text.decode("ascii"))
+        if piece.size:
+            last = int(piece[-1])
+    if last != 0:
+        raise DimacsError("the last clause of the flat literals is not ended by 0")
+    if written != n_clauses:
+        raise DimacsError(f"the header says {n_clauses} clauses but {written} were written")
 
 
 def flat_dimacs_bytes(flat: np.ndarray, n_vars: int) -> bytes:
@@ -407,10 +432,20 @@ def _header(fields: list[re.Match[str]], line_number: int, max_vars: int, room: 
     return counts[0], counts[1]
 
 
-def read_dimacs(text: str, *, max_vars: int = MAX_VARIABLES) -> DimacsCnf:
+def read_dimacs(
+    text: str,
+    *,
+    max_vars: int = MAX_VARIABLES,
+    notes: list[tuple[str, int, int]] | None = None,
+    on_header: Callable[[int, int, int], None] | None = None,
+) -> DimacsCnf:
     """Read DIMACS CNF text (see the module docstring for every case); ParseError with line and column.
 
-    A header declaring more than ``max_vars`` variables is refused before any clause is read.
+    A header declaring more than ``max_vars`` variables is refused before any clause is read, and
+    ``on_header(variables, clauses, line)`` is called there (to refuse a formula before reading it).
+    ``notes`` collects ``(kind, clause, line)`` for each clause the reader changed: kind 'repeat'
+    (a literal repeated, kept once), 'tautology' (dropped) or 'empty' (kept); clause 1-based in
+    file order, line where the clause starts.
     """
     text = strip_bom(text)
     header: tuple[int, int] | None = None
@@ -437,6 +472,8 @@ def read_dimacs(text: str, *, max_vars: int = MAX_VARIABLES) -> DimacsCnf:
                 )
             room = (len(text) - offset + 1) // 2  # each clause: a '0' and a separator (not the last)
             header, header_line = _header(fields, line_number, max_vars, room), line_number
+            if on_header is not None:
+                on_header(header[0], header[1], line_number)
             continue
         if header is None:
             raise ParseError("clause before the 'p cnf' header", line_number, fields[0].start() + 1)
@@ -454,6 +491,10 @@ def read_dimacs(text: str, *, max_vars: int = MAX_VARIABLES) -> DimacsCnf:
                 clause = normalize_clause(current)
                 if clause is not None:
                     clauses.append(clause)
+                if notes is not None:
+                    kind = "tautology" if clause is None else "empty" if not current else "repeat"
+                    if kind != "repeat" or len(clause or ()) < len(current):
+                        notes.append((kind, read, current_line if current else line_number))
                 current = []
                 continue
             if abs(lit) > n_vars:

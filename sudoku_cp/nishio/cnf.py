@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import IO
@@ -26,13 +27,16 @@ import numpy as np
 
 from ..cnf.dimacs import write_flat_dimacs
 from ..cnf.sudoku import AmoEncoding, card_template
+from ..limits import check_memory
 from .instance import NishioInstance
 
 __all__ = [
     "NISHIO_CNF_ENCODINGS",
     "NishioCnf",
+    "cnf_memory_estimate",
     "encode_nishio_cnf",
     "nishio_dimacs_text",
+    "stream_nishio_dimacs",
     "write_nishio_dimacs",
 ]
 
@@ -57,10 +61,25 @@ class _Template:
 def _equals_template(encoding: AmoEncoding, width: int) -> _Template:
     """The template of "exactly one" over ``width`` literals in ``encoding`` (width 0: the empty clause)."""
     if width == 0:
-        return _Template(np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64), 1, 0)
+        return _Template(np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int8), 1, 0)
+    if encoding is AmoEncoding.PAIRWISE:
+        return _pairwise_template(width)
     clauses, aux = card_template(encoding, width, exactly=True)
     flat = np.array([x for clause in clauses for x in (*clause, 0)], dtype=np.int64)
-    return _Template(np.abs(flat), np.where(flat < 0, -1, 1), len(clauses), aux)
+    return _Template(np.abs(flat), np.where(flat < 0, -1, 1).astype(np.int8), len(clauses), aux)
+
+
+def _pairwise_template(width: int) -> _Template:
+    """Pairwise exactly one, as pysat writes it: (1 .. w), then (-i -j) for i < j in row-major
+    order; made by numpy, since pysat's w (w - 1) / 2 tuples take gigabytes for a wide unit."""
+    first, second = np.triu_indices(width, 1)
+    pairs = np.zeros((first.size, 3), dtype=np.int64)
+    pairs[:, 0], pairs[:, 1] = first + 1, second + 1
+    symbols = np.concatenate([np.arange(1, width + 1), [0], pairs.reshape(-1)])
+    signs = np.ones(symbols.size, dtype=np.int8)
+    signs[width + 1 :] = -1
+    signs[width + 1 :][2::3] = 1  # the clause-ending 0s
+    return _Template(symbols, signs, 1 + first.size, 0)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -150,61 +169,178 @@ def _unit_orders(instance: NishioInstance) -> list[np.ndarray]:
     return [by_row, by_col, by_box]
 
 
-def _family_flat(
+@dataclass(frozen=True, slots=True)
+class _Family:
+    """One family's units laid out for filling from templates: unit widths, where each unit's cells
+    start in ``order``, its first auxiliary, its literal offset and length; sizes of the whole."""
+
+    order: np.ndarray
+    widths: np.ndarray
+    starts: np.ndarray
+    aux_base: np.ndarray
+    offsets: np.ndarray
+    lengths: np.ndarray
+    templates: dict[int, _Template]
+    clauses: int
+    top: int  # the highest variable after this family
+
+
+def _plan_family(
     encoding: AmoEncoding, unit_of_cell: np.ndarray, order: np.ndarray, n: int, top: int
-) -> tuple[np.ndarray, int, int]:
-    """The flat clauses of one family, unit by unit, auxiliaries from ``top + 1``: (flat, clauses, top).
+) -> _Family:
+    """The layout of one family, auxiliaries from ``top + 1`` unit by unit."""
+    widths = np.bincount(unit_of_cell, minlength=n)
+    templates = {int(w): _equals_template(encoding, int(w)) for w in np.unique(widths)}
+    aux_of = np.zeros(int(widths.max()) + 1, dtype=np.int64)
+    length_of = np.zeros_like(aux_of)
+    clauses_of = np.zeros_like(aux_of)
+    for width, template in templates.items():
+        aux_of[width], length_of[width] = template.aux, template.symbols.size
+        clauses_of[width] = template.clauses
+    aux, lengths = aux_of[widths], length_of[widths]
+    return _Family(
+        order,
+        widths,
+        np.concatenate([[0], np.cumsum(widths)[:-1]]),
+        top + np.concatenate([[0], np.cumsum(aux)[:-1]]),
+        np.concatenate([[0], np.cumsum(lengths)[:-1]]),
+        lengths,
+        templates,
+        int(clauses_of[widths].sum()),
+        top + int(aux.sum()),
+    )
+
+
+def _family_flat(family: _Family, first: int, last: int) -> np.ndarray:
+    """The flat clauses of units ``first`` .. ``last - 1`` of a family, in unit order.
 
     Units of equal width are filled from one template at once; each unit's block lands at its
     offset, so the order is exactly unit by unit, as with one encoder call per unit.
     """
-    widths = np.bincount(unit_of_cell, minlength=n)
-    starts = np.concatenate([[0], np.cumsum(widths)[:-1]])
-    templates = {int(w): _equals_template(encoding, int(w)) for w in np.unique(widths)}
-    aux_of = np.zeros(int(widths.max()) + 1, dtype=np.int64)
-    length_of = np.zeros_like(aux_of)
-    for width, template in templates.items():
-        aux_of[width], length_of[width] = template.aux, template.symbols.size
-    aux, lengths = aux_of[widths], length_of[widths]
-    aux_base = top + np.concatenate([[0], np.cumsum(aux)[:-1]])
-    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
-    flat = np.zeros(int(lengths.sum()), dtype=np.int64)
-    clauses = 0
-    for width, template in templates.items():
-        units = np.flatnonzero(widths == width)
-        clauses += template.clauses * units.size
+    base = int(family.offsets[first]) if first < family.offsets.size else 0
+    flat = np.zeros(int(family.lengths[first:last].sum()), dtype=np.int64)
+    widths = family.widths[first:last]
+    for width in np.unique(widths).tolist():
+        template = family.templates[width]
+        units = first + np.flatnonzero(widths == width)
         columns = [np.zeros((units.size, 1), dtype=np.int64)]
         if width:
-            positions = starts[units][:, None] + np.arange(width)[None, :]
-            columns.append(order[positions] + 1)  # cell variables are 1-based positions in S
+            positions = family.starts[units][:, None] + np.arange(width)[None, :]
+            columns.append(family.order[positions] + 1)  # cell variables are 1-based positions in S
         if template.aux:
-            columns.append(aux_base[units][:, None] + np.arange(1, template.aux + 1)[None, :])
+            columns.append(family.aux_base[units][:, None] + np.arange(1, template.aux + 1)[None, :])
         variables = np.concatenate(columns, axis=1)
         block = variables[:, template.symbols] * template.signs
-        flat[offsets[units][:, None] + np.arange(template.symbols.size)[None, :]] = block
-    return flat, clauses, top + int(aux.sum())
+        flat[(family.offsets[units] - base)[:, None] + np.arange(template.symbols.size)[None, :]] = block
+    return flat
+
+
+def _plan(instance: NishioInstance, encoding: AmoEncoding) -> list[_Family]:
+    """The three families of the model, auxiliaries numbered on after the |S| cell variables."""
+    top = instance.size
+    families = []
+    units = (instance.rows, instance.cols, instance.boxes)
+    for order, unit in zip(_unit_orders(instance), units, strict=True):
+        family = _plan_family(encoding, unit[order], order, instance.n, top)
+        families.append(family)
+        top = family.top
+    return families
+
+
+def _widths(instance: NishioInstance) -> list[np.ndarray]:
+    n = instance.n
+    return [np.bincount(unit, minlength=n) for unit in (instance.rows, instance.cols, instance.boxes)]
+
+
+def _literals(k: np.ndarray, encoding: AmoEncoding) -> np.ndarray:
+    """Literals and clause-ending zeros per unit of width k (pairwise exact; the others a bound)."""
+    k = k.astype(np.float64)
+    if encoding is AmoEncoding.PAIRWISE:
+        return 1.5 * k * (k - 1) + k + 1
+    return 40 * k + 4  # pysat's linear encodings: a few clauses of 2-3 literals per literal
+
+
+def cnf_memory_estimate(instance: NishioInstance, encoding: AmoEncoding, *, streamed: bool = False) -> int:
+    """Bytes the CNF model is estimated to take while built (``streamed``: while written a chunk
+    at a time), from the unit widths k_U alone, before anything is built.
+
+    The whole model keeps 8 bytes per literal; the widest unit's template (9 bytes per entry) and
+    its block of clauses with numpy's temporaries (about 32 bytes per literal) come on top.
+    """
+    per_unit = np.concatenate([_literals(k, encoding) for k in _widths(instance)])
+    widest = float(per_unit.max()) if per_unit.size else 0.0
+    total = float(per_unit.sum())
+    chunk = max(widest, float(min(total, _CHUNK_LITERALS)))
+    whole = 0.0 if streamed else 8 * total
+    return int(whole + 9 * widest + 32 * chunk) + 64 * instance.size + (16 << 20)
+
+
+#: Literals written per chunk when a model is streamed (a unit is never split).
+_CHUNK_LITERALS = 1 << 22
+
+
+def _check(instance: NishioInstance, encoding: AmoEncoding, streamed: bool) -> None:
+    n = instance.n
+    check_memory(
+        f"the {encoding.value} CNF of a {n}x{n} Nishio instance with |S| = {instance.size}",
+        cnf_memory_estimate(instance, encoding, streamed=streamed),
+        "try --amo seqcounter (linear in the cells of S)" if encoding is AmoEncoding.PAIRWISE else "",
+    )
 
 
 def encode_nishio_cnf(
     instance: NishioInstance, encoding: AmoEncoding | str = AmoEncoding.SEQCOUNTER
 ) -> NishioCnf:
-    """The CNF model of a Nishio instance with the given exactly-one encoding (from its cells)."""
+    """The CNF model of a Nishio instance with the given exactly-one encoding (from its cells);
+    ``limits.ModelTooLarge`` first when the estimate does not fit in memory."""
     encoding = AmoEncoding(encoding)
-    n = instance.n
+    _check(instance, encoding, streamed=False)
     var_cells = np.stack([instance.rows, instance.cols], axis=1).reshape(-1, 2)
-    top = instance.size  # the highest variable so far: auxiliaries follow
-    pieces = []
-    family_clauses: dict[str, int] = {}
-    units = (instance.rows, instance.cols, instance.boxes)
-    for family, order, unit in zip(_FAMILIES, _unit_orders(instance), units, strict=True):
-        flat, count, top = _family_flat(encoding, unit[order], order, n, top)
-        pieces.append(flat)
-        family_clauses[family] = count
-    flat = np.concatenate(pieces)
+    families = _plan(instance, encoding)
+    flat = np.concatenate([_family_flat(f, 0, instance.n) for f in families])
+    family_clauses = {name: f.clauses for name, f in zip(_FAMILIES, families, strict=True)}
     for array in (var_cells, flat):
         array.setflags(write=False)
     n_clauses = sum(family_clauses.values())
-    return NishioCnf(instance, encoding, var_cells, flat, top, n_clauses, family_clauses)
+    return NishioCnf(instance, encoding, var_cells, flat, families[-1].top, n_clauses, family_clauses)
+
+
+def stream_nishio_dimacs(
+    instance: NishioInstance,
+    encoding: AmoEncoding | str,
+    target: str | os.PathLike[str] | IO[str] | IO[bytes],
+) -> tuple[int, int]:
+    """Write the DIMACS text of the instance's CNF model, made and written a chunk of units at a
+    time (the whole clause array never exists); returns (variables, clauses).  Same bytes as
+    ``nishio_dimacs_text(encode_nishio_cnf(instance, encoding))``."""
+    encoding = AmoEncoding(encoding)
+    _check(instance, encoding, streamed=True)
+    families = _plan(instance, encoding)
+    family_clauses = {name: f.clauses for name, f in zip(_FAMILIES, families, strict=True)}
+    n_vars = families[-1].top
+    empty = np.zeros(0, dtype=np.int64)
+    shell = NishioCnf(
+        instance,
+        encoding,
+        np.stack([instance.rows, instance.cols], axis=1).reshape(-1, 2),
+        empty,
+        n_vars,
+        sum(family_clauses.values()),
+        family_clauses,
+    )
+
+    def chunks() -> Iterator[np.ndarray]:
+        for family in families:
+            ends = np.cumsum(family.lengths)
+            first = 0
+            while first < instance.n:
+                start = int(ends[first - 1]) if first else 0
+                last = max(first + 1, int(np.searchsorted(ends, start + _CHUNK_LITERALS, side="right")))
+                yield _family_flat(family, first, min(last, instance.n))
+                first = last
+
+    write_flat_dimacs(target, chunks(), n_vars, shell.comments(), n_clauses=shell.n_clauses)
+    return n_vars, shell.n_clauses
 
 
 def write_nishio_dimacs(cnf: NishioCnf, target: str | os.PathLike[str] | IO[str] | IO[bytes]) -> int:

@@ -1,15 +1,22 @@
-"""Text forms of a Nishio instance: read any of three, write each (all 1-based for users).
+"""Text forms of a Nishio instance: read any of four, write each (all 1-based for users).
 
 * mask rows: n lines of n symbols, ``x``/``X``/``1`` for a cell in S and ``.``/``0`` for a cell
   outside; blanks and the box separators ``|`` and ``+`` are ignored, lines made of ``-``, ``+``,
   ``=`` and blanks only are box rules, and ``#`` starts a comment;
 * a cell list: ``n=9 box=3x3`` (box optional where n alone decides it) then cells as ``R1C2`` or
   ``1,2`` (row, column), separated by blanks, commas or new lines;
-* JSON: ``{"n": 9, "box": "3x3", "cells": [[1, 2], ...]}``.
+* JSON: ``{"n": 9, "box": "3x3", "cells": [[1, 2], ...]}``;
+* sparse, for any side (specified in ``encodings/nishio.md``): the header line
+  ``nishio-sparse n=N box=PxQ cells=K`` (the first line that is not a ``#`` comment), then one
+  cell per line as ``R C`` (row, column, 1-based, separated by blanks), K of them, each once.
+  The header's cell count catches a truncated file.
 
 Every problem is a ``ParseError`` naming the line (and column) where it is known; a minus sign
-(``R-1C2``, ``n=-9``, ``[-1, 2]``) is one.  The side n is at most ``geometry.MAX_SIDE``, checked
-before anything of that size is built.  A UTF-8 byte-order mark at the start is ignored.
+(``R-1C2``, ``n=-9``, ``[-1, 2]``) is one.  The side n is at most ``geometry.MAX_SIDE`` in the
+first three forms (they are dense grids, or read into one), ``geometry.MAX_SPARSE_SIDE`` in the
+sparse form, checked before anything of that size is built.  A UTF-8 byte-order mark at the
+start is ignored.  ``instance_text(..., "auto")`` writes mask rows up to side
+``SPARSE_FROM - 1`` and the sparse form from ``SPARSE_FROM`` on.
 """
 
 from __future__ import annotations
@@ -21,22 +28,30 @@ import numpy as np
 
 from ..errors import excerpt
 from ..formats import ParseError, json_dumps, strip_bom
-from ..geometry import MAX_SIDE, Geometry, GeometryError, geometry_for_size, parse_box
+from ..geometry import MAX_SIDE, MAX_SPARSE_SIDE, Geometry, GeometryError, geometry_for_size, parse_box
 from .instance import NishioInstance
 
 __all__ = [
     "INSTANCE_FORMS",
+    "SPARSE_FROM",
+    "SPARSE_HEADER",
     "ParseError",
     "format_cells",
     "format_mask",
+    "format_sparse",
     "instance_text",
     "instance_to_json",
     "parse_instance",
     "read_placement",
 ]
 
-#: The names ``instance_text`` writes.
-INSTANCE_FORMS = ("mask", "cells", "json")
+#: The names ``instance_text`` writes ('auto': mask rows below side ``SPARSE_FROM``, else sparse).
+INSTANCE_FORMS = ("mask", "cells", "json", "sparse", "auto")
+#: The first word of the sparse form's header line.
+SPARSE_HEADER = "nishio-sparse"
+#: The side from which 'auto' writes the sparse form: a 257 x 257 mask is 66 kB of mostly dots,
+#: while S of a reduction grows like the side, not its square.
+SPARSE_FROM = 257
 
 _CELL_RC = re.compile(r"[Rr]([0-9]+)[Cc]([0-9]+)")
 _CELL_PAIR = re.compile(r"([0-9]+),([0-9]+)")
@@ -74,6 +89,80 @@ def format_cells(instance: NishioInstance) -> str:
     g = instance.geometry
     names = [g.cell_name(r * g.n + c) for r, c in instance.cells()]
     return f"n={g.n} box={g.box_label}\n" + " ".join(names) + "\n"
+
+
+def format_sparse(instance: NishioInstance) -> str:
+    """The sparse form: the header line, then one ``R C`` line per cell of S in reading order."""
+    g = instance.geometry
+    head = f"{SPARSE_HEADER} n={g.n} box={g.box_label} cells={instance.size}\n"
+    rows, cols = (instance.rows + 1).tolist(), (instance.cols + 1).tolist()
+    return head + "".join(f"{r} {c}\n" for r, c in zip(rows, cols, strict=True))
+
+
+def _from_sparse(lines: list[tuple[int, str]], box: tuple[int, int] | None) -> NishioInstance:
+    """The sparse form (``lines`` without comments; the first non-blank one is the header)."""
+    body = [(k, line) for k, line in lines if line.strip()]
+    number, header = body[0]
+    settings: dict[str, str] = {}
+    for match in re.finditer(r"\S+", header):
+        word = match.group(0)
+        if word == SPARSE_HEADER:
+            continue
+        key, sep, value = word.partition("=")
+        if not sep or key not in ("n", "box", "cells") or key in settings:
+            raise ParseError(
+                f"the {SPARSE_HEADER} header reads '{SPARSE_HEADER} n=N box=PxQ cells=K', "
+                f"not {excerpt(word)}",
+                number,
+                match.start() + 1,
+            )
+        settings[key] = value
+    missing = [key for key in ("n", "cells") if key not in settings]
+    if missing:
+        raise ParseError(f"the {SPARSE_HEADER} header needs {' and '.join(missing)}=", number)
+    n = _number(settings["n"], "n", number, 1, MAX_SPARSE_SIDE)
+    if "box" in settings:
+        try:
+            box = parse_box(settings["box"], largest=MAX_SPARSE_SIDE)
+        except GeometryError as error:
+            raise ParseError(str(error), number) from None
+    try:
+        g = geometry_for_size(n, box, sparse=True)
+    except GeometryError as error:
+        raise ParseError(str(error), number) from None
+    cells_text = settings["cells"]
+    if not (cells_text.isascii() and cells_text.isdigit()) or len(cells_text) > 13:
+        raise ParseError(f"cells= must be a whole number, not {excerpt(cells_text)}", number)
+    expected = int(cells_text)
+    if expected > n * n:
+        raise ParseError(f"cells={expected} is more than the {n * n} cells of the grid", number)
+    numbers = np.fromiter((k for k, _ in body[1:]), dtype=np.int64, count=len(body) - 1)
+    rows_text: list[str] = []
+    cols_text: list[str] = []
+    for k, line in body[1:]:
+        parts = line.split()
+        if len(parts) != 2 or not all(p.isascii() and p.isdigit() and len(p) <= _MAX_DIGITS for p in parts):
+            raise ParseError(f"a cell line reads 'R C' (two whole numbers), not {excerpt(line.strip())}", k)
+        rows_text.append(parts[0])
+        cols_text.append(parts[1])
+    rows = np.array(rows_text or ["0"], dtype=np.int64)[: len(rows_text)]
+    cols = np.array(cols_text or ["0"], dtype=np.int64)[: len(cols_text)]
+    outside = (rows < 1) | (rows > n) | (cols < 1) | (cols > n)
+    if outside.any():
+        at = int(np.argmax(outside))
+        raise ParseError(f"cell {rows[at]} {cols[at]} lies outside the {n}x{n} grid", int(numbers[at]))
+    keys = (rows - 1) * n + (cols - 1)
+    unique, first = np.unique(keys, return_index=True)
+    if unique.size != keys.size:
+        repeated = np.ones(keys.size, dtype=bool)
+        repeated[first] = False
+        at = int(np.argmax(repeated))
+        raise ParseError(f"cell {rows[at]} {cols[at]} is listed twice", int(numbers[at]))
+    if keys.size != expected:
+        raise ParseError(
+            f"the header says cells={expected} but {keys.size} cell lines follow (a truncated file?)", number
+        )
+    return NishioInstance.from_coordinates(g, unique // n, unique % n)
 
 
 def instance_to_json(instance: NishioInstance) -> dict[str, object]:
@@ -124,13 +213,13 @@ def _from_json(text: str, box: tuple[int, int] | None) -> NishioInstance:
     return NishioInstance.from_cells(g, cells)
 
 
-def _number(digits: str, what: str, line: int, column: int) -> int:
+def _number(digits: str, what: str, line: int, column: int, largest: int = MAX_SIDE) -> int:
     """A whole number of ASCII digits, at most ``_MAX_DIGITS`` of them (int() of thousands raises)."""
     if not digits.isascii() or not digits.isdigit():
         raise ParseError(f"{what} must be a whole number, not {excerpt(digits)}", line, column)
-    if len(digits) > _MAX_DIGITS or int(digits) > MAX_SIDE:
+    if len(digits) > _MAX_DIGITS or int(digits) > largest:
         shown = excerpt(digits, quote=False)
-        raise ParseError(f"{what} {shown} is above the largest grid side, {MAX_SIDE}", line, column)
+        raise ParseError(f"{what} {shown} is above the largest grid side, {largest}", line, column)
     return int(digits)
 
 
@@ -215,13 +304,21 @@ def parse_instance(text: str, *, box: tuple[int, int] | None = None) -> NishioIn
         return _from_json(stripped, box)
     lines = [(k, line.rstrip("\r\n")) for k, line in enumerate(text.splitlines(), start=1)]
     lines = [(k, line) for k, line in lines if not line.lstrip().startswith("#")]
+    first = next((line for _, line in lines if line.strip()), "")
+    if first.split(maxsplit=1)[:1] == [SPARSE_HEADER]:
+        return _from_sparse(lines, box)
     if re.search(r"[Rr]-?[0-9]+[Cc]-?[0-9]+|-?[0-9]+,-?[0-9]+|\bn=", stripped):  # minus: an error there
         return _from_cell_list(lines, box)
     return _from_mask_rows(lines, box)
 
 
 def instance_text(instance: NishioInstance, form: str = "mask") -> str:
-    """The instance written as 'mask' rows, a 'cells' list, or 'json' (one of ``INSTANCE_FORMS``)."""
+    """The instance written as 'mask' rows, a 'cells' list, 'json', 'sparse', or 'auto' (mask rows
+    below side ``SPARSE_FROM``, sparse from there on): one of ``INSTANCE_FORMS``."""
+    if form == "auto":
+        form = "mask" if instance.n < SPARSE_FROM else "sparse"
+    if form == "sparse":
+        return format_sparse(instance)
     if form == "mask":
         return format_mask(instance)
     if form == "cells":
@@ -263,11 +360,13 @@ def read_placement(text: str, instance: NishioInstance) -> np.ndarray:
     placed = parse_instance(text, box=(g.p, g.q))
     if placed.n != n:
         raise ParseError(f"the placement is {placed.n}x{placed.n} but the instance is {n}x{n}")
-    per_row = placed.mask.sum(axis=1)
+    per_row = np.bincount(placed.rows, minlength=n)
     bad = np.flatnonzero(per_row != 1)
     if bad.size:
         row = int(bad[0])
         raise ParseError(
             f"row {row + 1} holds {int(per_row[row])} cells; a placement has one cell in each row"
         )
-    return np.asarray(placed.mask.argmax(axis=1), dtype=np.int64)
+    cols = np.zeros(n, dtype=np.int64)
+    cols[placed.rows] = placed.cols
+    return cols

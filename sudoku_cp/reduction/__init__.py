@@ -8,6 +8,7 @@
 * ``gadgets``: the three gadgets and ``Layout``, the gadgets placed on one grid (checked);
 * ``packing``: ``build_layout``, the smallest grid whose boxes hold every gadget;
 * ``construction``: ``Reduction`` and ``reduce_formula`` (Theorems 6.1 and 6.2);
+* ``memory``: the memory a reduction needs, estimated from the formula before building;
 * ``metadata``: the JSON record of a reduction, written and read back (checked);
 * ``decode``: assignments to placements and back, checked;
 * ``check``: ``verify_reduction``, both sides decided and decoded both ways;

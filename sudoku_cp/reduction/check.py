@@ -221,10 +221,7 @@ def _through_witnesses(
         clock = Deadline()
         for r, c in cells:
             # a placement through (r, c) is a placement of S with row r cut down to that one cell
-            mask = instance.mask.copy()
-            mask[r] = False
-            mask[r, c] = True
-            search = _search(name, NishioInstance(instance.geometry, mask), time_limit)
+            search = _search(name, instance.restricted(r, c), time_limit)
             if search.placement is not None:
                 problem = placement_problem(instance, search.placement)
                 if problem is not None or search.placement[r] != c:

@@ -18,6 +18,7 @@ from ..nishio.instance import NishioInstance
 from .errors import MetadataError, ReductionError
 from .formula import Formula, to_3sat
 from .gadgets import FILLS, Layout
+from .memory import check_reduction_memory
 from .metadata import ReductionParts, metadata_object, metadata_text, read_metadata, to_metadata
 from .packing import build_layout
 
@@ -119,7 +120,9 @@ def _assemble(
     formula: Formula, layout: Layout, *, nonempty: bool, fill: str, source_vars: int, z: int | None
 ) -> Reduction:
     """The reduction of an encoded formula laid out as ``layout``, S built with ``fill``."""
-    instance = NishioInstance(geometry_for_size(layout.n, (layout.k, layout.k)), layout.mask(fill))
+    geometry = geometry_for_size(layout.n, (layout.k, layout.k), sparse=True)
+    rows, cols = layout.cells(fill)
+    instance = NishioInstance.from_coordinates(geometry, rows, cols)
     return Reduction(
         formula,
         instance,
@@ -141,6 +144,8 @@ def reduce_formula(formula: Formula, *, nonempty: bool = False, fill: str = "ful
     """
     if fill not in FILLS:
         raise ReductionError(f"unknown fill {fill!r}; choose from {', '.join(FILLS)}")
+    literals = sum(map(len, formula.clauses))
+    check_reduction_memory(formula.num_vars, formula.num_clauses, literals + 2 * formula.num_clauses)
     encoded = to_3sat(formula)
     z = None
     if nonempty:

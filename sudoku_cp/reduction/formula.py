@@ -23,6 +23,7 @@ their numbers: a model of the result truncated to ``num_vars`` values satisfies 
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -31,8 +32,10 @@ import numpy as np
 
 from ..cnf.dimacs import dimacs_text, normalize_clause, read_dimacs
 from ..errors import SudokuCpError, excerpt
+from ..formats import ParseError
 from ..limits import Deadline, solve_limited
 from .errors import ReductionError
+from .memory import check_reduction_memory
 
 if TYPE_CHECKING:
     from pysat.formula import CNF
@@ -41,8 +44,11 @@ __all__ = [
     "MAX_FORMULA_VARIABLES",
     "Formula",
     "FormulaCheckError",
+    "FormulaInputError",
+    "ReadFormula",
     "normalize_clause",
     "parse_dimacs",
+    "read_formula",
     "solve_formula",
     "to_3sat",
 ]
@@ -51,6 +57,10 @@ __all__ = [
 #: The most variables a formula may declare: far beyond any reduction (``packing.MAX_BOX_SIDE``),
 #: small enough that an array per variable stays tens of megabytes.
 MAX_FORMULA_VARIABLES = 10_000_000
+
+
+class FormulaInputError(ReductionError):
+    """A formula file the reduction refuses: one line naming the file, the line and the problem."""
 
 
 class FormulaCheckError(SudokuCpError, RuntimeError):
@@ -133,6 +143,67 @@ class Formula:
     def to_dimacs(self, comments: Iterable[str] = ()) -> str:
         """DIMACS text: ``c`` comment lines, the header, one clause per line."""
         return dimacs_text(self.clauses, self.num_vars, comments)
+
+
+#: A 'p cnf V C' header line (comment lines start with 'c', so they never match).
+_HEADER = re.compile(r"^[ \t]*(p)[ \t]+cnf[ \t]+([0-9]+)[ \t]+([0-9]+)[ \t]*\r?$", re.MULTILINE)
+
+
+@dataclass(frozen=True, slots=True)
+class ReadFormula:
+    """A formula read for the reduction, with the warnings about what the reader changed."""
+
+    formula: Formula
+    warnings: tuple[str, ...]
+
+
+def read_formula(text: str, name: str = "<formula>") -> ReadFormula:
+    """Read DIMACS text for the reduction, strictly: ``FormulaInputError`` (one line naming ``name``
+    and the line) for anything it cannot take, warnings for what it normalises.
+
+    * a header whose reduction would not fit in memory is refused at the header, before any clause
+      is read (``construction.check_reduction_memory``: the estimate and the memory available);
+    * an empty clause is refused (the formula is unsatisfiable as written, and the reduction of
+      an empty clause is no instance anyone wants; write (x) (-x) to keep such a formula);
+    * a literal repeated in a clause is kept once, and a clause holding v and -v (always true) is
+      dropped: both with a warning naming the clause and line;
+    * everything ``parse_dimacs`` refuses (variables past the header, a wrong clause count, ...).
+    """
+
+    def header(variables: int, clauses: int, line: int) -> None:
+        # Literals: at most three per clause before splitting, and never more than the text holds.
+        literals = min(3 * clauses, len(text) // 2) if clauses else 0
+        try:
+            check_reduction_memory(variables, clauses, max(literals, clauses))
+        except ReductionError as error:
+            raise FormulaInputError(f"{name}: line {line}: {error}") from None
+
+    found = _HEADER.search(text)  # before the reader splits the text into lines (10^7 lines: gigabytes)
+    if found is not None and len(found.group(2)) <= 12 and len(found.group(3)) <= 12:
+        variables, clauses = int(found.group(2)), int(found.group(3))
+        # Sizes the reader refuses anyway (the variable cap, more clauses than the text holds) are
+        # left to its own message; the estimate is for what it would otherwise go on to read.
+        if variables <= MAX_FORMULA_VARIABLES and clauses <= (len(text) - found.end()) // 2 + 1:
+            header(variables, clauses, text.count("\n", 0, found.start()) + 1)
+    notes: list[tuple[str, int, int]] = []
+    try:
+        cnf = read_dimacs(text, max_vars=MAX_FORMULA_VARIABLES, notes=notes, on_header=header)
+    except ParseError as error:  # its message names the line and column
+        raise FormulaInputError(f"{name}: {error}") from None
+    warnings = []
+    for kind, clause, line in notes:
+        if kind == "empty":
+            raise FormulaInputError(
+                f"{name}: line {line}: clause {clause} is empty, so the formula is unsatisfiable as written; "
+                "the reduction takes clauses with literals (write (x) (-x) for a false clause)"
+            )
+        if kind == "repeat":
+            warnings.append(f"{name}: line {line}: clause {clause} repeats a literal; kept once")
+        else:
+            warnings.append(
+                f"{name}: line {line}: clause {clause} holds a variable and its negation; dropped"
+            )
+    return ReadFormula(Formula(cnf.n_vars, cnf.clauses), tuple(warnings))
 
 
 def parse_dimacs(text: str) -> Formula:

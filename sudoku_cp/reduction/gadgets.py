@@ -21,7 +21,9 @@ blocks uses one or two columns of the block's stack.  The specification with a p
 
 ``Layout`` collects the gadgets, checks that they are disjoint and consistently linked
 (``layout_problems``), and adds the cells outside every gadget row, column and block
-(``fill_mask``): all of them ("full") or one fixed completion ("minimal", ``completion``).
+(``fill_cells``, dense ``fill_mask``): all of them ("full") or one fixed completion ("minimal",
+``completion``).  ``Layout.cells`` gives S as sorted coordinate arrays, O(|S|) memory whatever
+the side; ``Layout.mask`` the same set as a dense grid (small grids, and to check ``cells``).
 """
 
 from __future__ import annotations
@@ -247,6 +249,40 @@ class Layout:
         mask[free, placement[free]] = True
         return mask
 
+    def fill_cells(self, fill: str) -> tuple[np.ndarray, np.ndarray]:
+        """The fill as 0-based (rows, columns) arrays, unsorted: ``fill_mask``'s cells, no n x n array."""
+        if fill not in FILLS:
+            raise ReductionError(f"unknown fill {fill!r}; choose from {', '.join(FILLS)}")
+        k = self.k
+        rows, cols, blocks = self.used()
+        if fill == "minimal":
+            placement = self.completion()
+            free = np.flatnonzero(placement >= 0)
+            return free, placement[free]
+        free_rows = np.flatnonzero(~rows)
+        free_cols = np.flatnonzero(~cols)
+        parts_r, parts_c = [], []
+        for band in np.unique(free_rows // k).tolist():
+            # In this band: every free row with every free column whose box (band, stack) is free.
+            band_rows = free_rows[free_rows // k == band]
+            band_cols = free_cols[~blocks[band, free_cols // k]]
+            parts_r.append(np.repeat(band_rows, band_cols.size))
+            parts_c.append(np.tile(band_cols, band_rows.size))
+        if not parts_r:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return np.concatenate(parts_r), np.concatenate(parts_c)
+
+    def cells(self, fill: str) -> tuple[np.ndarray, np.ndarray]:
+        """The set S as sorted 0-based (rows, columns) arrays: the gadget cells and the fill.
+
+        Memory is O(|S| + n): the sparse twin of ``mask``, which gives the same cells.
+        """
+        fill_r, fill_c = self.fill_cells(fill)
+        gadget = self.gadget_cells()
+        n = self.n
+        keys = np.unique(np.concatenate([fill_r * n + fill_c, gadget[:, 0] * n + gadget[:, 1]]))
+        return keys // n, keys % n
+
     def witness_cells(self, z: int | None) -> tuple[tuple[int, int], ...]:
         """The cells of variable z's false state, sorted: Theorem 6.2's witness cells (none for None)."""
         if z is None:
@@ -255,7 +291,8 @@ class Layout:
         return tuple(sorted(cells))
 
     def mask(self, fill: str) -> np.ndarray:
-        """The set S as an (n, n) bool mask: the gadget cells and the fill."""
+        """The set S as an (n, n) bool mask: the gadget cells and the fill (the dense path, for
+        small grids and for checking ``cells``)."""
         mask = self.fill_mask(fill)
         cells = self.gadget_cells()
         mask[cells[:, 0], cells[:, 1]] = True

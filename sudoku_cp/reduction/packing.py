@@ -36,8 +36,9 @@ from .gadgets import ClauseGadget, EqualityGadget, Layout, VariableGadget
 
 __all__ = ["MAX_BOX_SIDE", "build_layout"]
 
-#: The largest box side k (n = k*k = 4096): a grid's geometry tables grow like n^2 and beyond.
-MAX_BOX_SIDE = 64
+#: The largest box side k (n = k*k = 1,048,576, ``geometry.MAX_SPARSE_SIDE``).  The real limit is
+#: memory, estimated before anything is built (``construction.check_reduction_memory``).
+MAX_BOX_SIDE = 1024
 
 _TERM, _EQUALITY, _FREE = "term", "equality", "free"
 #: Packing strategies tried for each k: 0 = whole variables by first-fit decreasing; m >= 2 = next

@@ -3,7 +3,7 @@
     cd benchmarks && ../.venv/bin/python hardness.py [--plan "tseitin:40,60,80 pigeonhole:6,7,8 ..."]
         [--seeds 0] [--time-limit 60] [--solvers pysat,cadical,minisat,kissat,cpsat,dlx]
         [--amo seqcounter] [--growth "random:100,250,500,1000 tseitin:40,80,120"] [--skip-growth]
-        [--work DIR] [--out results/hardness]
+        [--work DIR] [--out results/hardness] [--from-json results/hardness.json]
 
 For every (family, size, seed) of ``--plan`` (``sudoku_cp.reduction.families``; the known answer
 and its reason come with the formula) the script:
@@ -28,7 +28,9 @@ and its reason come with the formula) the script:
    * ``dlx``: the repo's native exact cover (``nishio --method dlx``), the instance only.
 
    In-process times are the solve alone (the model is built before the clock starts); program
-   times are the whole process.  A solver that timed out on a family at one size is not run on
+   times are the whole process.  The tables and plots show CPU seconds (user + system), the JSON
+   wall seconds too: on a shared machine the wall time of a run depends on the load (at load 7
+   on 2 cores it was 3 to 6 times the CPU time); the time limit is wall-clock.  A solver that timed out on a family at one size is not run on
    the larger sizes of that family and seed (shown as ``>limit``, status ``skipped``).
 
 Every answer is checked: against the family's known answer (the instance's is the formula's,
@@ -40,6 +42,8 @@ decision); an "unknown" there is compared across solvers only.
 ``--growth``: ``sudoku-cp reduce`` alone (subprocess, wall time and peak RSS) on larger formulas,
 random 3-SAT at 4.26 clauses per variable (``--random-vars N --clauses M``, no solving) and
 Tseitin, to show how the reduction's time and memory grow with formula size.
+
+``--from-json``: write the report and plots of a saved run again, without measuring.
 
 Output (``--out``, default ``results/hardness``): ``.md`` (tables: sizes and reduction, times
 formula / instance per solver, conflicts, instance/formula ratios per family, hardest instance
@@ -105,7 +109,7 @@ class Run:
     def cell(self, limit: float) -> str:
         """Seconds, '>limit' for a timeout or a skip, '-' when not run."""
         if self.answer is not None:
-            return f"{self.seconds:.2f}"
+            return f"{self.cpu:.2f}"
         if self.status in ("timeout", "skipped"):
             return f">{limit:g}"
         return {"absent": "-", "error": "err"}.get(self.status, self.status)
@@ -502,7 +506,7 @@ def _ratio(entry: Entry, solver: str) -> float | None:
     f, i = entry.runs["formula"].get(solver), entry.runs["instance"].get(solver)
     if f is None or i is None or f.answer is None or i.answer is None:
         return None
-    return i.seconds / max(f.seconds, 1e-3)
+    return i.cpu / max(f.cpu, 1e-3)
 
 
 def _fmt_ratio(value: float | None) -> str:
@@ -532,7 +536,8 @@ def report(entries: list[Entry], growth: list[Growth], args: argparse.Namespace,
         )
     lines += [
         "",
-        f"### Seconds, formula / instance (`>{limit:g}`: stopped by the time limit, or skipped after one)",
+        f"### CPU seconds, formula / instance (`>{limit:g}`: stopped at {limit:g} s wall-clock, or skipped "
+        "after such a stop at a smaller size)",
         "",
         "| family | size | seed | " + " | ".join(solvers) + " |",
         "|---|--:|--:|" + "--:|" * len(solvers),
@@ -566,7 +571,7 @@ def report(entries: list[Entry], growth: list[Growth], args: argparse.Namespace,
         "",
         "### Does the instance keep the formula's hardness? Instance / formula time, per family",
         "",
-        "Median over the sizes where both sides answered and the formula took at least 0.1 s "
+        "CPU seconds; median over the sizes where both sides answered and the formula took at least 0.1 s "
         "(in brackets: at the largest such size; `-`: no such size).",
         "",
         "| family | " + " | ".join(counted) + " |",
@@ -580,7 +585,7 @@ def report(entries: list[Entry], growth: list[Growth], args: argparse.Namespace,
             for e in entries:
                 f = e.runs["formula"].get(solver)
                 ratio = _ratio(e, solver) if e.family == family else None
-                if ratio is not None and f is not None and f.seconds >= 0.1:
+                if ratio is not None and f is not None and f.cpu >= 0.1:
                     pairs.append((e.size, ratio))
             if pairs:
                 cells.append(
@@ -600,13 +605,15 @@ def report(entries: list[Entry], growth: list[Growth], args: argparse.Namespace,
     for family in families:
         runs = [(e, e.runs["instance"].get("cadical")) for e in entries if e.family == family]
         scored = [
-            (r.seconds / e.cells * 1e6, e, r) for e, r in runs if r is not None and r.status != "absent"
+            ((r.cpu if r.answer is not None else limit) / e.cells * 1e6, e, r)
+            for e, r in runs
+            if r is not None and r.status != "absent"
         ]
         if scored:
             best.append(max(scored, key=lambda x: x[0]))
     for score, e, run in sorted(best, key=lambda x: -x[0]):
         times = {
-            s: r.seconds if r.answer is not None else math.inf
+            s: r.cpu if r.answer is not None else math.inf
             for s, r in e.runs["instance"].items()
             if r.status != "absent"
         }
@@ -659,7 +666,7 @@ def plots(entries: list[Entry], growth: list[Growth], args: argparse.Namespace, 
                 continue
             if run.answer is not None:
                 xs.append(x(e))
-                ys.append(max(run.seconds, 1e-3))
+                ys.append(max(run.cpu, 1e-3))
             else:
                 tx.append(x(e))
                 ty.append(limit)
@@ -678,7 +685,7 @@ def plots(entries: list[Entry], growth: list[Growth], args: argparse.Namespace, 
         ax.axhline(limit, color="grey", linewidth=0.6)
         ax.set_yscale("log")
         ax.set_xlabel(f"{family} size")
-        ax.set_ylabel("seconds (x: stopped at the limit)")
+        ax.set_ylabel("CPU seconds (x: stopped at the limit)")
         ax.set_title(f"{family}: formula (dashed) vs instance (solid)")
         ax.legend(fontsize=7, ncol=2)
         path = out.with_name(f"{out.name}_{family}.png")
@@ -697,7 +704,7 @@ def plots(entries: list[Entry], growth: list[Growth], args: argparse.Namespace, 
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("|S| (cells of the instance)")
-    ax.set_ylabel("cadical program seconds (x: stopped)")
+    ax.set_ylabel("cadical program CPU seconds (x: stopped)")
     ax.set_title("instance hardness per cell of S")
     ax.legend(fontsize=8)
     path = out.with_name(f"{out.name}_cells.png")
@@ -775,6 +782,28 @@ def _json(
     }
 
 
+def rewrite(args: argparse.Namespace) -> int:
+    """The report and plots of a saved run (``--from-json``), with that run's options."""
+    data = json.loads(args.from_json.read_text())
+    args.time_limit, args.amo, args.solvers = data["time_limit"], data["amo"], data["solvers"]
+    entries = []
+    for record in data["entries"]:
+        saved = record.pop("runs")
+        runs = {side: {k: Run(**v) for k, v in saved[side].items()} for side in SIDES}
+        entries.append(Entry(**record, runs=runs))
+    growth = [Growth(**g) for g in data["growth"]]
+    header = (
+        f"## Hardness: formula vs instance ({data['started']}; time limit {args.time_limit:g} s per run, "
+        f"instance CNF --amo {args.amo})\n\n{data['machine']}; "
+        f"load average at start {data['load_at_start']}.  "
+        "Programs: " + ", ".join(f"{k} {v or 'absent'}" for k, v in data["programs"].items())
+    )
+    args.out.with_suffix(".md").write_text(report(entries, growth, args, header))
+    for path in plots(entries, growth, args, args.out):
+        print(f"wrote {path}", file=sys.stderr)
+    return 1 if data["disagreements"] else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -796,7 +825,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--out", type=Path, default=RESULTS / "hardness", help="output stem (default results/hardness)"
     )
+    parser.add_argument("--from-json", type=Path, help="only write the report and plots of a saved JSON")
     args = parser.parse_args(argv)
+    if args.from_json is not None:
+        return rewrite(args)
     args.solvers = [s.strip() for s in args.solvers.split(",") if s.strip()]
     unknown = set(args.solvers) - set(SOLVERS)
     if unknown:

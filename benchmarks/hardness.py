@@ -30,8 +30,9 @@ and its reason come with the formula) the script:
    In-process times are the solve alone (the model is built before the clock starts); program
    times are the whole process.  The tables and plots show CPU seconds (user + system), the JSON
    wall seconds too: on a shared machine the wall time of a run depends on the load (at load 7
-   on 2 cores it was 3 to 6 times the CPU time); the time limit is wall-clock.  A solver that timed out on a family at one size is not run on
-   the larger sizes of that family and seed (shown as ``>limit``, status ``skipped``).
+   on 2 cores it was 3 to 6 times the CPU time); the time limit is wall-clock.  A solver that
+   timed out on a family at one size is not run on the larger sizes of that family and seed
+   (shown as ``>limit``, status ``skipped``).
 
 Every answer is checked: against the family's known answer (the instance's is the formula's,
 Theorem 6.1), and every "sat" answer's model against the formula or, decoded to a placement,

@@ -273,3 +273,17 @@ def test_closure_and_count_batches_stop_at_their_deadline(monkeypatch: pytest.Mo
 
     with pytest.raises(TimeLimitReached):
         dag.count_batch(graph, masks, Spent(60))
+
+
+def test_many_nishio_instances_on_the_dag_honour_a_time_limit() -> None:
+    """``solve_nishio_many`` passes its limit to the DAG batch: spent, every instance is unknown."""
+    from sudoku_cp.nishio.api import solve_nishio_many
+    from sudoku_cp.nishio.instance import NishioInstance
+    from sudoku_cp.outcome import REASON_TIME_LIMIT
+
+    instances = [NishioInstance.full(Geometry(2, 2)), NishioInstance.full(Geometry(2, 3))]
+    answered = solve_nishio_many(instances, "dag", count=True, time_limit=60)
+    assert [result.status for result in answered] == [Status.SOLVED, Status.SOLVED]
+    stopped = solve_nishio_many(instances, "dag", count=True, time_limit=0.0)
+    assert [result.status for result in stopped] == [Status.UNKNOWN, Status.UNKNOWN]
+    assert all(r.reason == REASON_TIME_LIMIT and r.closure is None and r.count is None for r in stopped)

@@ -20,7 +20,7 @@ from functools import cache, partial
 import numpy as np
 
 from ..geometry import Geometry
-from ..limits import Deadline
+from ..limits import Deadline, TimeLimitReached
 from ..outcome import REASON_TIME_LIMIT, Status
 from .batch import NishioBatch, solve_dag_batch
 from .instance import NishioInstance
@@ -203,9 +203,10 @@ def solve_nishio_many(
 ) -> list[NishioResult]:
     """``solve_nishio`` for many instances, in their order: the DAG answers each geometry in one batch.
 
-    The DAG needs no time limit; other methods answer one instance at a time, each within its own
-    ``time_limit``.  For the DAG's answers without a Python object per instance (and their JSON
-    Lines), stack the masks and call ``solve_dag_batch``.
+    Other methods answer one instance at a time, each within its own ``time_limit``; the DAG's
+    batch of a geometry gets ``time_limit`` for the whole batch, and when it runs out every
+    instance of that geometry is unknown.  For the DAG's answers without a Python object per
+    instance (and their JSON Lines), stack the masks and call ``solve_dag_batch``.
     """
     instances = list(instances)
     name = method_name(method)
@@ -220,7 +221,21 @@ def solve_nishio_many(
     results: list[NishioResult | None] = [None] * len(instances)
     for geometry, indices in by_geometry.items():
         masks = np.stack([instances[k].mask for k in indices])
-        batch = solve_dag_batch(geometry, masks, count=count, count_limit=count_limit)
+        deadline = Deadline(time_limit)
+        try:
+            batch = solve_dag_batch(geometry, masks, count=count, count_limit=count_limit, deadline=deadline)
+        except TimeLimitReached:
+            for k in indices:  # stopped: an answer for none of them, never a partial closure
+                results[k] = NishioResult(
+                    instances[k],
+                    "dag",
+                    True,
+                    Status.UNKNOWN,
+                    None,
+                    seconds=deadline.elapsed(),
+                    reason=REASON_TIME_LIMIT,
+                )
+            continue
         for j, k in enumerate(indices):
             results[k] = batch.result(j, instances[k])
     return [result for result in results if result is not None]

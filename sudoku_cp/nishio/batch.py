@@ -22,6 +22,7 @@ from functools import cache
 import numpy as np
 
 from ..geometry import Geometry
+from ..limits import Deadline
 from ..outcome import Status
 from .instance import NishioInstance
 from .method import NishioCount
@@ -180,13 +181,20 @@ def _cell_lists(n: int, masks: np.ndarray) -> np.ndarray:
 
 
 def solve_dag_batch(
-    geometry: Geometry, masks: np.ndarray, *, count: bool = False, count_limit: int | None = None
+    geometry: Geometry,
+    masks: np.ndarray,
+    *,
+    count: bool = False,
+    count_limit: int | None = None,
+    deadline: Deadline | None = None,
 ) -> NishioBatch:
     """Closures (and, with ``count``, placement counts up to ``count_limit``) of a stack of sets S.
 
     ``masks``: (B, n, n) bool of one geometry.  The answers are checked as ``solve_nishio`` checks
     one: a closure inside S, a count that agrees with the closure, else ``NishioDisagreement``.
-    The graph is built (or loaded) before the clock starts, as set-up rather than query time.
+    The graph is built (or loaded) before the clock starts, as set-up rather than query time; a
+    ``deadline`` is looked at before the build, after it and between chunks of instances, and
+    ``TimeLimitReached`` stops the whole batch (no answer is partly made).
     """
     from .dag import build_dag, closure_batch, count_batch  # numba loads only when the DAG is asked
 
@@ -194,10 +202,12 @@ def solve_dag_batch(
         raise ValueError("count_limit must be at least 1")
     n = geometry.n
     masks = np.ascontiguousarray(np.asarray(masks, dtype=bool).reshape(-1, n, n))
+    if deadline is not None:
+        deadline.check("building the DAG")
     dag = build_dag(geometry.p, geometry.q)
     began = time.perf_counter()
-    closures = closure_batch(dag, masks)
-    totals = count_batch(dag, masks) if count else None
+    closures = closure_batch(dag, masks, deadline)
+    totals = count_batch(dag, masks, deadline) if count else None
     seconds = time.perf_counter() - began
     outside = np.flatnonzero((closures & ~masks).any(axis=(1, 2)))
     if outside.size:

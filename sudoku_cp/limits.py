@@ -7,6 +7,11 @@ from the same budget.  A phase before the search (parsing, propagation, encoding
 catches it and answers unknown with the phase in its reason ("time limit reached during
 propagation").  The search itself stops with the plain reason ``outcome.REASON_TIME_LIMIT``.
 
+Compilation (numba compiling a kernel on its first call after an install, or saved machine
+code being rebuilt) is not the work a limit is for: the seconds it takes are counted apart
+(``compiling``, ``compile_seconds``) and every ``Deadline`` moves its end by them, so a first run
+answers as a later one would, only later.
+
 Memory: a model is estimated before it is built, and one that cannot fit (``memory_budget``) is
 refused with ``ModelTooLarge`` naming the estimate, instead of a MemoryError half-way.
 """
@@ -16,10 +21,11 @@ from __future__ import annotations
 import math
 import os
 import signal
+import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from .errors import SudokuCpError
@@ -30,12 +36,118 @@ __all__ = [
     "ModelTooLarge",
     "TimeLimitReached",
     "check_memory",
+    "compile_seconds",
+    "compiling",
+    "on_first_compile",
     "format_bytes",
     "memory_budget",
     "process_started",
     "sigint_held",
     "solve_limited",
+    "watch_compilation",
 ]
+
+# Compilation in this process: seconds spent so far (finished), the nesting depth (numba compiles
+# callees inside their caller's compile) and when the outermost one began.
+_compile_lock = threading.RLock()
+_compile_done = 0.0
+_compile_depth = 0
+_compile_began = 0.0
+_first_compile_hooks: list[Callable[[], None]] = []
+_first_compile_seen = False
+_watching = False
+
+
+def compile_seconds() -> float:
+    """Seconds this process has spent compiling so far, the compile under way included."""
+    with _compile_lock:
+        running = time.monotonic() - _compile_began if _compile_depth else 0.0
+        return _compile_done + running
+
+
+def _compile_enter() -> None:
+    global _compile_depth, _compile_began
+    with _compile_lock:
+        if _compile_depth == 0:
+            _compile_began = time.monotonic()
+        _compile_depth += 1
+
+
+def _compiled_first() -> None:
+    """A real compilation (not a cache load): run the first-compile hooks once."""
+    global _first_compile_seen
+    with _compile_lock:
+        if _first_compile_seen:
+            return
+        _first_compile_seen = True
+        hooks = list(_first_compile_hooks)
+    for hook in hooks:  # outside the lock: a hook may start a process
+        with suppress(Exception):  # a notice or a background job must never break a solve
+            hook()
+
+
+def _compile_exit() -> None:
+    global _compile_depth, _compile_done
+    with _compile_lock:
+        _compile_depth = max(_compile_depth - 1, 0)
+        if _compile_depth == 0:
+            _compile_done += time.monotonic() - _compile_began
+
+
+@contextmanager
+def compiling() -> Iterator[None]:
+    """Time spent in the block is compilation: no ``Deadline`` counts it (nested blocks count once)."""
+    _compiled_first()
+    _compile_enter()
+    try:
+        yield
+    finally:
+        _compile_exit()
+
+
+def on_first_compile(hook: Callable[[], None]) -> None:
+    """Call ``hook()`` when this process first compiles (a cold cache); at once if it already has."""
+    with _compile_lock:
+        _first_compile_hooks.append(hook)
+        seen = _first_compile_seen
+    if seen:
+        hook()
+
+
+def watch_compilation() -> None:
+    """Count the time numba holds its compiler lock as ``compiling`` blocks; idempotent.
+
+    The lock covers compiling, loading from numba's cache and setting up numba's typing and target
+    contexts on a first call (up to a second or two on a loaded machine), none of it the work a
+    limit is for.  A real compilation (numba's ``numba:compile`` event, a cache miss) also runs
+    the ``on_first_compile`` hooks.  Called by the modules that define numba kernels, after they
+    import numba, and by deadlines once numba is loaded.
+    """
+    global _watching
+    if _watching:
+        return
+    with _compile_lock:
+        if _watching:
+            return
+        from numba.core import event
+
+        class _Locked(event.Listener):  # type: ignore[misc]
+            def on_start(self, event: Any) -> None:
+                _compile_enter()
+
+            def on_end(self, event: Any) -> None:
+                _compile_exit()
+
+        class _Compiled(event.Listener):  # type: ignore[misc]
+            def on_start(self, event: Any) -> None:
+                _compiled_first()
+
+            def on_end(self, event: Any) -> None:
+                pass
+
+        event.register("numba:compiler_lock", _Locked())
+        event.register("numba:compile", _Compiled())
+        _watching = True
 
 
 class TimeLimitReached(SudokuCpError):
@@ -57,10 +169,11 @@ class Deadline:
     """A wall-clock budget that starts when the object is made; ``seconds=None`` means no limit.
 
     ``began`` (a ``time.monotonic()`` reading) starts it earlier, e.g. at ``process_started()``, so a
-    command's budget covers its own start-up.
+    command's budget covers its own start-up.  Compilation (``compiling``) after ``began`` (for an
+    earlier ``began``: since the process started) moves the end later by its seconds.
     """
 
-    __slots__ = ("began", "end", "seconds")
+    __slots__ = ("_end", "_excused", "began", "seconds")
 
     def __init__(self, seconds: float | None = None, *, began: float | None = None) -> None:
         if seconds is not None and (math.isnan(seconds) or seconds < 0):
@@ -69,23 +182,38 @@ class Deadline:
             seconds = None  # 'inf' is no limit
         self.seconds = seconds
         self.began = time.monotonic() if began is None else min(began, time.monotonic())
-        self.end = None if seconds is None else self.began + seconds
+        self._end = None if seconds is None else self.began + seconds
+        if "numba" in sys.modules and not _watching:
+            watch_compilation()
+        self._excused = compile_seconds() if began is None else 0.0
+
+    @property
+    def end(self) -> float | None:
+        """The ``time.monotonic()`` reading at which the budget is spent (moved by compilation), or None."""
+        if self._end is None:
+            return None
+        if not _watching and "numba" in sys.modules:
+            watch_compilation()
+        return self._end + max(compile_seconds() - self._excused, 0.0)
 
     def remaining(self) -> float | None:
         """Seconds left (at least 0), or None without a limit."""
-        return None if self.end is None else max(self.end - time.monotonic(), 0.0)
+        end = self.end
+        return None if end is None else max(end - time.monotonic(), 0.0)
 
     def expired(self) -> bool:
         """True once the budget is spent."""
-        return self.end is not None and time.monotonic() >= self.end
+        end = self.end
+        return end is not None and time.monotonic() >= end
 
     def elapsed(self) -> float:
-        """Seconds since the deadline was made."""
+        """Seconds since the deadline was made (compilation included)."""
         return time.monotonic() - self.began
 
     def check(self, phase: str) -> None:
         """Raise ``TimeLimitReached(phase)`` once the budget is spent."""
-        if self.end is not None and time.monotonic() >= self.end:
+        end = self.end
+        if end is not None and time.monotonic() >= end:
             raise TimeLimitReached(phase)
 
     def __repr__(self) -> str:

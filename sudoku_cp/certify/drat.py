@@ -48,7 +48,9 @@ import numba
 import numpy as np
 
 from ..errors import SudokuCpError, excerpt
-from ..limits import Deadline, TimeLimitReached
+from ..limits import Deadline, TimeLimitReached, watch_compilation
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = [
     "COMPACT_MIN",

@@ -22,7 +22,7 @@ from types import ModuleType
 
 from ..errors import SudokuCpError, is_interrupt
 from ..formats import SYMBOLS
-from ..limits import process_started
+from ..limits import on_first_compile, process_started
 from . import common
 from .common import EXIT_BAD_INPUT, EXIT_CODES_HELP, CliError, worst_exit
 
@@ -108,6 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if argv is None:
         signal.signal(signal.SIGINT, common.Sigint.handle)
+        on_first_compile(_first_compile)  # a first run after an install: say so, warm the rest up
     try:
         if not arguments:
             return _command("example").run()  # type: ignore[no-any-return]
@@ -126,6 +127,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except BaseException as problem:
         return _exit_code(problem, entry=argv is None)
+
+
+def _first_compile() -> None:
+    from ..native.warmup import first_compile_notice  # only when this process compiles
+
+    first_compile_notice()
 
 
 def _exit_code(problem: BaseException, *, entry: bool) -> int:

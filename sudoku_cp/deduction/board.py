@@ -19,6 +19,9 @@ import numpy as np
 from ..errors import SudokuCpError
 from ..geometry import Geometry
 from ..grid import Grid
+from ..limits import watch_compilation
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = ["Board", "Contradiction", "Tables", "tables"]
 

@@ -47,10 +47,12 @@ import numba
 import numpy as np
 
 from ..geometry import Geometry
-from ..limits import Deadline
+from ..limits import Deadline, watch_compilation
 from .board import Board, Contradiction, apply_record, tables
 from .rules import Rule
 from .rules.local import LOCAL_RULES, MASK_SIDE, find_local, run_local
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = ["Path", "chain_weight", "length_bonus", "rating_path", "wing_weight"]
 

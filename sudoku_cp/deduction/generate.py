@@ -31,7 +31,7 @@ import numpy as np
 from ..errors import SudokuCpError
 from ..geometry import Geometry
 from ..grid import Grid
-from ..limits import Deadline, TimeLimitReached
+from ..limits import Deadline, TimeLimitReached, watch_compilation
 from ..native.propagation import (
     MAX_SIDE,
     PropagationTables,
@@ -45,6 +45,8 @@ from ..propagation.bitset import popcount
 from .proof import StepProver
 from .rate import LEVELS, Rating, rate
 from .rules import Rule
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = [
     "LEVEL_NAMES",

@@ -35,7 +35,10 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, dijkstra
 
 from ..errors import SudokuCpError
+from ..limits import watch_compilation
 from .labelled import BoolArray, GraphInputError, IntArray, LabelledGraph, is_nonrepetitive_walk
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = [
     "GadgetGraph",

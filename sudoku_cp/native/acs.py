@@ -36,7 +36,7 @@ import numba
 import numpy as np
 
 from ..grid import Grid
-from ..limits import Deadline
+from ..limits import Deadline, watch_compilation
 from ..propagation.bitset import popcount
 from . import NativeInputError
 from .chunks import BUDGET, ChunkBudget
@@ -51,6 +51,8 @@ from .propagation import (
     propagate_grid,
     propagation_tables,
 )
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = ["AcsParameters", "AcsResult", "Q0Rule", "acs_solve"]
 

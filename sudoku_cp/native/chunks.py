@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..limits import Deadline
+from ..limits import Deadline, compile_seconds
 
 __all__ = ["BUDGET", "FLUSH", "ChunkBudget"]
 
@@ -39,7 +39,7 @@ class ChunkBudget:
 
     def start(self) -> int:
         """Mark the start of a chunk and return its budget."""
-        self.chunk_began = time.monotonic()
+        self.chunk_began = time.monotonic() - compile_seconds()
         return self.budget
 
     def out_of_time(self, resize: bool = True) -> bool:
@@ -55,7 +55,8 @@ class ChunkBudget:
             left = self.deadline.remaining()
             if left is not None:
                 target = min(target, max(left, 1e-3))
-            scale = target / max(time.monotonic() - self.chunk_began, 1e-6)
+            # Seconds of work, compilation (a first call's) left out: it says nothing about the pace.
+            scale = target / max(time.monotonic() - compile_seconds() - self.chunk_began, 1e-6)
             self.budget = int(min(max(self.budget * min(scale, 4.0), self.low), self.high))
         return False
 

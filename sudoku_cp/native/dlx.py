@@ -25,9 +25,11 @@ from typing import NamedTuple, overload
 import numba
 import numpy as np
 
-from ..limits import Deadline
+from ..limits import Deadline, watch_compilation
 from . import NativeInputError
 from .chunks import BUDGET, FLUSH, ChunkBudget
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = ["Covers", "ExactCoverResult", "solve_exact_cover"]
 

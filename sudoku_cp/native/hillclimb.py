@@ -44,10 +44,12 @@ import numba
 import numpy as np
 
 from ..geometry import Geometry
-from ..limits import Deadline
+from ..limits import Deadline, watch_compilation
 from . import NativeInputError
 from .chunks import BUDGET, ChunkBudget
 from .prng import seed_state, uniform_below
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = [
     "HillModel",

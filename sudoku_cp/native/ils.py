@@ -69,13 +69,15 @@ import numpy as np
 
 from ..geometry import Geometry
 from ..grid import Grid
-from ..limits import Deadline
+from ..limits import Deadline, watch_compilation
 from . import NativeInputError
 from .chunks import BUDGET, ChunkBudget
 from .hillclimb import HillModel, objective
 from .hillclimb import build_model as box_layout
 from .prng import seed_state, uniform_below
 from .propagation import masks_to_values, propagate_grid
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = [
     "IlsModel",

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SudokuCpError
+from ..limits import compiling
 
 __all__ = ["MachineCodeError", "cache_folder", "compile_entry", "load"]
 
@@ -90,7 +91,8 @@ def load(
             header, code = _read(path)
             function = _link(llvm, cpu, features, header, code, arguments)
         except (OSError, MachineCodeError):  # not saved yet, or damaged: build it (again)
-            code, symbol, externals = build()
+            with compiling():  # not counted against any time limit
+                code, symbol, externals = build()
             header = {"symbol": symbol, "externals": externals, "sha256": hashlib.sha256(code).hexdigest()}
             _write(path, header, code)
             function = _link(llvm, cpu, features, header, code, arguments)

@@ -15,6 +15,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ..limits import watch_compilation
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
+
 __all__ = ["next_bits", "seed_state", "uniform", "uniform_below"]
 
 _MASK64 = (1 << 64) - 1

@@ -38,7 +38,10 @@ import numpy as np
 
 from ..geometry import Geometry
 from ..grid import Grid
+from ..limits import watch_compilation
 from . import NativeInputError
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = [
     "MAX_SIDE",

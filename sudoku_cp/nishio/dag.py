@@ -45,10 +45,12 @@ import numba
 import numpy as np
 
 from ..geometry import Geometry
-from ..limits import Deadline, TimeLimitReached
+from ..limits import Deadline, TimeLimitReached, watch_compilation
 from ..outcome import REASON_TIME_LIMIT
 from .instance import NishioInstance
 from .method import NO_PLACEMENT, Decision, NishioCount, NishioMethod
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = [
     "DISK_CACHE_MIN_SIDE",

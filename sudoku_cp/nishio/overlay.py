@@ -47,10 +47,12 @@ import numpy as np
 
 from ..errors import SudokuCpError
 from ..geometry import Geometry
-from ..limits import Deadline
+from ..limits import Deadline, watch_compilation
 from ..outcome import REASON_TIME_LIMIT
 from .instance import NishioInstance
 from .method import NO_PLACEMENT, Decision, NishioCount, NishioMethod
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = [
     "MAX_PLACEMENTS",

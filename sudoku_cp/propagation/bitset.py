@@ -39,8 +39,10 @@ import numpy as np
 
 from ..errors import SudokuCpError
 from ..geometry import Geometry
-from ..limits import Deadline, check_memory
+from ..limits import Deadline, check_memory, watch_compilation
 from .result import Propagation
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = ["SLICE_STEPS", "BitsetInputError", "popcount", "propagate_batch", "words"]
 

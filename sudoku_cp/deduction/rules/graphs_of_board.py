@@ -41,8 +41,11 @@ import numpy.typing as npt
 
 from ...errors import SudokuCpError
 from ...graphs import LabelledGraph, NrGraph, Traversals, is_nonrepetitive_walk
+from ...limits import watch_compilation
 from ..board import Board
 from ..step import Link
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = [
     "BILOCATION",

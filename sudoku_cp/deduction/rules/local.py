@@ -18,6 +18,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from ...limits import watch_compilation
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
+
 __all__ = ["LOCAL_RULES", "MASK_SIDE", "find_local", "masks", "run_local"]
 
 #: Kernel ids, in the engine's order (simplest first, as Sudoku Explainer ranks them).

@@ -28,9 +28,12 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components, maximum_bipartite_matching
 
 from ...errors import SudokuCpError
+from ...limits import watch_compilation
 from ..board import Board, Contradiction
 from ..step import Step
 from .base import Rule
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = ["RULES", "HallSetMissing", "Matchings", "dead_edges", "digit_matching", "unit_matching"]
 

@@ -33,9 +33,12 @@ from scipy.sparse import csr_matrix
 
 from ...errors import SudokuCpError
 from ...graphs import canonical_csr, csr_strong_components
+from ...limits import watch_compilation
 from ..board import Board, Contradiction
 from ..step import Link, Step
 from .base import Rule
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = [
     "RULES",

@@ -1,0 +1,93 @@
+"""A first run after an install: compilation is not counted against a time limit, and it is said.
+
+numba compiles a kernel on its first call; with an empty cache (``NUMBA_CACHE_DIR`` pointing at
+an empty folder) a command used to spend its whole ``--time-limit`` compiling and answer unknown
+(``solve --backend acs --seed 1 --time-limit 10``: unknown after 13.5 s).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from sudoku_cp import limits
+from sudoku_cp.limits import Deadline, compiling
+
+PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+
+
+def test_time_spent_compiling_is_not_counted_by_a_deadline() -> None:
+    deadline = Deadline(0.3)
+    with compiling():
+        time.sleep(0.6)
+        with compiling():  # numba compiles callees inside their caller: counted once
+            time.sleep(0.1)
+    assert not deadline.expired()
+    left = deadline.remaining()
+    assert left is not None and left > 0.05
+    deadline.check("search")  # no TimeLimitReached
+    time.sleep(0.4)
+    assert deadline.expired()
+
+
+def test_a_deadline_made_later_does_not_count_earlier_compilation_as_its_own() -> None:
+    with compiling():
+        time.sleep(0.05)
+    deadline = Deadline(0.2)
+    assert deadline.end is not None and deadline.end <= time.monotonic() + 0.2
+
+
+def test_the_first_compile_hook_runs_once_on_the_first_compilation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(limits, "_first_compile_seen", False)
+    monkeypatch.setattr(limits, "_first_compile_hooks", [])
+    calls: list[int] = []
+    limits.on_first_compile(lambda: calls.append(1))
+    with compiling():
+        pass
+    with compiling():
+        pass
+    assert calls == [1]
+    limits.on_first_compile(lambda: calls.append(2))  # registered after: called at once
+    assert calls == [1, 2]
+
+
+def _fresh_run(tmp_path: Path, *arguments: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    cache = tmp_path / "numba-cache"
+    cache.mkdir()
+    environment = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "SUDOKU_CP_BACKGROUND_COMPILE": "0"}
+    began = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "sudoku_cp", *arguments],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=900,
+        check=False,
+    )
+    return done, time.monotonic() - began
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_an_empty_numba_cache_does_not_eat_the_time_limit(tmp_path: Path) -> None:
+    # Compiling acs and propagation takes 5-40 s here; the search itself well under a second.
+    done, _ = _fresh_run(tmp_path, "solve", "--backend", "acs", "--seed", "1", "--time-limit", "5", PUZZLE)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "solved (acs" in done.stdout
+    assert "compiling native code" in done.stderr  # the user is told why this run is slow
+    assert done.stderr.count("compiling native code") == 1
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_the_saved_machine_code_rebuilt_on_a_fresh_cache_is_not_counted_either(tmp_path: Path) -> None:
+    done, _ = _fresh_run(tmp_path, "count", "--backend", "backtrack", "--time-limit", "5", PUZZLE)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "count: 1" in done.stdout

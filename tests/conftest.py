@@ -23,6 +23,8 @@ SHARED = ROOT.parent / "shared" / "data"
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", settings.get_profile("dev"), database=None, print_blob=True)
 settings.load_profile(os.environ.get("SUDOKU_CP_HYPOTHESIS", "dev"))
+# No background compilation of every kernel, and no notice of it, from the commands tests start.
+os.environ.setdefault("SUDOKU_CP_BACKGROUND_COMPILE", "0")
 
 #: The environment variable that carries the run's seed from pytest to its xdist workers.
 SEED_VARIABLE = "SUDOKU_CP_SEED"

@@ -12,8 +12,8 @@ time limit (``limits.compiling``).
 Files, in the cache folder (``machine_code.cache_folder``): ``warmup-KEY.lock`` while a warm-up
 runs (its process id; a dead one's lock is taken over), ``warmup-KEY.done`` once one finished.
 KEY is made of the package's sources, Python's and numba's versions.
-``SUDOKU_CP_BACKGROUND_COMPILE=0`` turns the background warm-up off (the notice stays); the
-warm-up's own commands run with it.
+``SUDOKU_CP_BACKGROUND_COMPILE=0`` turns the background warm-up and the notice off (the
+warm-up's own commands and the test suite run with it).
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def start_background() -> bool:
 def first_compile_notice() -> None:
     """One line on standard error the first time this process compiles, and the background warm-up."""
     global _notified
-    if _notified:
+    if _notified or os.environ.get(ENV_SWITCH) == "0":
         return
     _notified = True
     started = start_background()

@@ -71,7 +71,11 @@ def test_the_first_compile_says_so_once_and_starts_the_warm_up_once(
     class _Child:
         pid = 4242
 
-    monkeypatch.setattr(warmup.subprocess, "Popen", lambda argv, **_: started.append(argv) or _Child())
+    def popen(argv: list[str], **_: object) -> _Child:
+        started.append(argv)
+        return _Child()
+
+    monkeypatch.setattr(warmup.subprocess, "Popen", popen)
     warmup.first_compile_notice()
     warmup.first_compile_notice()
     assert capsys.readouterr().err.count("compiling native code") == 1

@@ -61,7 +61,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 import os
 import re
 import shutil
@@ -599,7 +598,7 @@ def report(entries: list[Entry], growth: list[Growth], args: argparse.Namespace,
         "",
         "### Hardest instance per cell of S (cadical program; µs per cell of S, timeouts at the limit)",
         "",
-        "| family | size | \\|S\\| | cadical s | µs per cell | hardest for |",
+        "| family | size | \\|S\\| | cadical s | µs per cell | other solvers on this instance |",
         "|---|--:|--:|--:|--:|---|",
     ]
     best: list[tuple[float, Entry, Run]] = []
@@ -613,12 +612,12 @@ def report(entries: list[Entry], growth: list[Growth], args: argparse.Namespace,
         if scored:
             best.append(max(scored, key=lambda x: x[0]))
     for score, e, run in sorted(best, key=lambda x: -x[0]):
-        times = {
-            s: r.cpu if r.answer is not None else math.inf
-            for s, r in e.runs["instance"].items()
-            if r.status != "absent"
-        }
-        slowest = max(times, key=lambda s: times[s]) if times else "-"
+        stopped = [s for s, r in e.runs["instance"].items() if r.status in ("timeout", "skipped")]
+        answered = {s: r.cpu for s, r in e.runs["instance"].items() if r.answer is not None}
+        slowest = ", ".join(stopped) + " (stopped)" if stopped else ""
+        if answered:
+            worst = max(answered, key=lambda s: answered[s])
+            slowest += ("; " if slowest else "") + f"slowest answer {worst} {answered[worst]:.2f} s"
         lines.append(
             f"| {e.family} | {e.size} | {e.cells:,} | {run.cell(limit)} | {score:,.0f} | {slowest} |"
         )

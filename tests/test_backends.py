@@ -100,7 +100,10 @@ CORPORA = {
 }
 
 
-@pytest.mark.parametrize("corpus", CORPORA)
+@pytest.mark.parametrize(
+    "corpus",  # the 200 forum-hardest puzzles on every backend: the slow stage
+    [pytest.param(c, marks=pytest.mark.slow) if c == "forum_hardest_200" else c for c in CORPORA],
+)
 @pytest.mark.parametrize("name", FAST_BACKENDS)
 def test_backends_agree_on_9x9_corpora(corpus: str, name: str) -> None:
     file, expected = CORPORA[corpus]

@@ -138,7 +138,15 @@ def test_the_fixed_instances_include_empty_closures_and_planted_solutions() -> N
     assert all(len(reference(instance)) > 0 for name, instance in FIXED if "planted" in name)
 
 
-@pytest.mark.parametrize("method", METHODS, ids=repr)
+#: Variants of a family (another solver, encoding or closure) check the fixed instances in the slow stage.
+@pytest.mark.parametrize(
+    "method",
+    [
+        pytest.param(m, marks=pytest.mark.slow) if m in (METHODS[1], METHODS[2], METHODS[3]) else m
+        for m in METHODS
+    ],
+    ids=repr,
+)
 def test_method_matches_brute_force_on_fixed_instances(method: NishioMethod) -> None:
     for _, instance in FIXED:
         check_against_reference(method, instance)
@@ -161,6 +169,7 @@ def test_all_methods_match_brute_force_on_random_instances(
         check_against_reference(method, instance)
 
 
+@pytest.mark.slow  # every method on many 9x9 sets; the default run cross-checks smaller ones
 def test_methods_agree_with_each_other_on_9x9_instances() -> None:
     rng = np.random.default_rng(7)
     instances = [random_instance(rng, 3, 3, density) for density in (0.6, 0.7, 0.8, 0.9)]
@@ -201,7 +210,15 @@ def test_empty_small_grids_have_the_known_number_of_placements(p: int, q: int, c
         assert method.closure(instance).all()
 
 
-@pytest.mark.parametrize("method", [SatNishio(), DlxNishio(), CpsatNishio("alldiff")], ids=repr)
+@pytest.mark.parametrize(
+    "method",  # enumerating 46,656 placements by SAT or CP-SAT: the slow stage
+    [
+        pytest.param(SatNishio(), marks=pytest.mark.slow),
+        DlxNishio(),
+        pytest.param(CpsatNishio("alldiff"), marks=pytest.mark.slow),
+    ],
+    ids=repr,
+)
 def test_empty_9x9_grid_has_46656_placements(method: NishioMethod) -> None:
     instance = NishioInstance.full(Geometry(3, 3))
     assert method.count_placements(instance) == NishioCount(46656, complete=True)

@@ -24,6 +24,14 @@ from sudoku_cp.nishio.placement import placement_problem
 
 SMALL = [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3)]
 LARGE = [(3, 4), (4, 3), (4, 4)]
+#: The default run keeps one large shape; the others run in the slow stage (same checks, more volume).
+SLOW = pytest.mark.slow
+
+
+def _first_only(shapes: list[tuple[int, int]]) -> list[object]:
+    return [shapes[0], *(pytest.param(shape, marks=SLOW) for shape in shapes[1:])]
+
+
 PER_FAMILY = 500  # 2,000 instances per geometry
 
 
@@ -66,7 +74,7 @@ def test_dag_overlay_and_matching_agree_on_2000_random_sets(shape: tuple[int, in
         assert np.array_equal(sat.closure(NishioInstance(g, masks[k])), closures[k]), k
 
 
-@pytest.mark.parametrize("shape", LARGE, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("shape", _first_only(LARGE), ids=lambda s: f"{s[0]}x{s[1]}")
 def test_dag_and_sat_agree_on_2000_random_sets(shape: tuple[int, int]) -> None:
     g = Geometry(*shape)
     masks, kinds = family_stack(g, seed=g.p * 10 + g.q)
@@ -80,7 +88,7 @@ def test_dag_and_sat_agree_on_2000_random_sets(shape: tuple[int, int]) -> None:
         assert np.array_equal(sat.closure(NishioInstance(g, masks[k])), closures[k]), k
 
 
-@pytest.mark.parametrize("shape", [(3, 4), (4, 3)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("shape", _first_only([(3, 4), (4, 3)]), ids=lambda s: f"{s[0]}x{s[1]}")
 def test_dag_and_overlay_agree_on_12x12(shape: tuple[int, int]) -> None:
     g = Geometry(*shape)
     masks, _ = family_stack(g, seed=7, per_family=25)
@@ -90,7 +98,7 @@ def test_dag_and_overlay_agree_on_12x12(shape: tuple[int, int]) -> None:
     assert count_batch(dag, masks) == overlay.counts.tolist()
 
 
-@pytest.mark.parametrize("shape", [(3, 3), (4, 4)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("shape", _first_only([(3, 3), (4, 4)]), ids=lambda s: f"{s[0]}x{s[1]}")
 def test_exact_models_agree_with_the_dag_on_every_family(shape: tuple[int, int]) -> None:
     g = Geometry(*shape)
     masks, _ = family_stack(g, seed=3, per_family=6)

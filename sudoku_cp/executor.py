@@ -34,13 +34,27 @@ from typing import Any, Generic, TypeVar
 
 from .errors import SudokuCpError
 
-__all__ = ["DEFAULT_ATTEMPTS", "ClusterError", "Executor", "Work", "local_workers", "run_ordered"]
+__all__ = [
+    "DEFAULT_ATTEMPTS",
+    "WORKERS_PER_CORE",
+    "ClusterError",
+    "Executor",
+    "Work",
+    "local_workers",
+    "run_ordered",
+    "worker_wait",
+]
 
 C = TypeVar("C")  # a chunk
 R = TypeVar("R")  # one item's result
 
 #: Runs of one chunk that may end with its worker's death before its items are reported as crashes.
 DEFAULT_ATTEMPTS = 3
+#: Worker processes per CPU core at most (``--jobs`` has the same cap): more only compete for the
+#: cores, and ``local:100000`` grew by 20 MB a second starting workers that could never all run.
+WORKERS_PER_CORE = 4
+#: Seconds a command waits for a scheduler with no worker to get one (``SUDOKU_CP_DASK_WAIT``).
+WORKER_WAIT = 30.0
 
 
 class ClusterError(SudokuCpError):
@@ -266,8 +280,19 @@ def _run_local(work: Work[C, R], chunks: Iterable[C], executor: Executor) -> Gen
 
 
 def _stop(pool: Any) -> None:
-    """Stop a process pool now: cancel what waits, kill the workers (they may be mid-chunk)."""
+    """Stop a process pool now: cancel what waits, kill the workers (they may be mid-chunk), and
+    see its manager thread end.
+
+    A worker killed while it wrote its result leaves half a message in the result pipe; the pool's
+    manager thread, woken by it, then waits in ``recv`` for the rest, for ever, since this process
+    holds the pipe's writing end too (the workers are forked): ``concurrent.futures`` joins that
+    thread at exit and the command hung after Ctrl-C.  Closing our writing end once the workers
+    are dead gives the reader an end of file: the manager sees a broken pool and ends.
+    """
     processes = list(getattr(pool, "_processes", {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
+    results = getattr(pool, "_result_queue", None)  # shutdown forgets it
+    wakeup = getattr(pool, "_executor_manager_thread_wakeup", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
         with contextlib.suppress(Exception):
@@ -275,6 +300,14 @@ def _stop(pool: Any) -> None:
     for process in processes:
         with contextlib.suppress(Exception):
             process.join(1.0)
+    if all(not process.is_alive() for process in processes):
+        writer = getattr(results, "_writer", None)
+        with contextlib.suppress(Exception):
+            writer.close()  # type: ignore[union-attr]
+    with contextlib.suppress(Exception):
+        wakeup.wakeup()  # type: ignore[union-attr]
+    if manager is not None:
+        manager.join(2.0)
 
 
 # ------------------------------------------------------------------------------------------ Dask
@@ -300,6 +333,12 @@ def _client(executor: Executor, notice: Callable[[str], None] | None) -> tuple[A
     cluster = None
     try:
         workers = local_workers(str(executor.cluster))
+        asked = str(executor.cluster).partition(":")[2]
+        if workers is not None and asked.isdigit() and int(asked) > workers and notice is not None:
+            notice(
+                f"note: --cluster {executor.cluster} is capped at {workers} workers "
+                f"({WORKERS_PER_CORE} per CPU core): more only compete for the cores"
+            )
         if workers is not None:
             cluster = _quietly(
                 LocalCluster,
@@ -317,6 +356,8 @@ def _client(executor: Executor, notice: Callable[[str], None] | None) -> tuple[A
         if cluster is not None:
             cluster.close()
         raise ClusterError(f"cannot reach Dask scheduler {executor.cluster}: {problem}") from None
+    if cluster is None:
+        _wait_for_a_worker(client, str(executor.cluster))
     if notice is not None:
         link = getattr(client, "dashboard_link", None)
         workers = len(client.scheduler_info().get("workers", {}))
@@ -324,9 +365,28 @@ def _client(executor: Executor, notice: Callable[[str], None] | None) -> tuple[A
     return client, cluster
 
 
+def _wait_for_a_worker(client: Any, address: str) -> None:
+    """Return once the scheduler has a worker; ClusterError after ``worker_wait()`` seconds without.
+
+    Tasks sent to a scheduler without workers wait there for ever: the command would hang after
+    "Dask: 0 worker(s)".
+    """
+    seconds = worker_wait()
+    try:
+        client.wait_for_workers(1, timeout=seconds)
+    except (OSError, TimeoutError) as problem:
+        with contextlib.suppress(Exception):
+            client.close(timeout=2)
+        raise ClusterError(
+            f"Dask scheduler {address} has no worker after {seconds:g} s: start one with "
+            f"'dask worker {address}' ({type(problem).__name__})"
+        ) from None
+
+
 def local_workers(cluster: str) -> int | None:
-    """The worker processes of a LocalCluster address: "local" (one per core) or "local:N"; None
-    for a scheduler address.  Raises ValueError for "local:" followed by anything but N >= 1."""
+    """The worker processes of a LocalCluster address: "local" (one per core) or "local:N", at most
+    ``WORKERS_PER_CORE`` per core; None for a scheduler address.  Raises ValueError for "local:"
+    followed by anything but N >= 1."""
     name, colon, count = cluster.partition(":")
     if name != "local":
         return None
@@ -334,7 +394,17 @@ def local_workers(cluster: str) -> int | None:
         return os.cpu_count() or 1
     if not count.isdigit() or int(count) < 1:
         raise ValueError(f"{cluster!r}: a local cluster is 'local' or 'local:N' with N >= 1 workers")
-    return int(count)
+    return min(int(count), WORKERS_PER_CORE * (os.cpu_count() or 1))
+
+
+def worker_wait() -> float:
+    """Seconds to wait for a scheduler's first worker: ``$SUDOKU_CP_DASK_WAIT`` or ``WORKER_WAIT``."""
+    chosen = os.environ.get("SUDOKU_CP_DASK_WAIT", "")
+    try:
+        seconds = float(chosen) if chosen else WORKER_WAIT
+    except ValueError:
+        return WORKER_WAIT
+    return seconds if 0 < seconds < 86400 else WORKER_WAIT
 
 
 def _run_dask(

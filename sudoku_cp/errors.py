@@ -8,7 +8,11 @@ error: engines return an outcome whose status is ``unknown`` with a reason (``su
 
 from __future__ import annotations
 
-__all__ = ["SudokuCpError", "excerpt", "is_interrupt"]
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["SudokuCpError", "excerpt", "is_interrupt", "naming_file"]
 
 
 class SudokuCpError(Exception):
@@ -37,3 +41,15 @@ def is_interrupt(problem: BaseException) -> bool:
     """True for Ctrl-C, also where a C extension reports it as its own error (pysat's solvers and
     cardinality encoders raise 'Caught keyboard interrupt')."""
     return isinstance(problem, KeyboardInterrupt) or "keyboard interrupt" in str(problem).lower()
+
+
+@contextmanager
+def naming_file(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Make an ``OSError`` raised in the block name ``path`` when it names no file: a write to a full
+    disk ('No space left on device') or a failed flush names none, and the message must say where."""
+    try:
+        yield
+    except OSError as error:
+        if error.filename is None and not isinstance(error, BrokenPipeError):
+            error.filename = os.fspath(path)
+        raise

@@ -23,14 +23,18 @@ a digit is an error in every form (``-5`` is never a separator and a 5), except 
 
 from __future__ import annotations
 
+import codecs
+import io
+import itertools
 import json
 import math
+import os
 import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 
@@ -39,6 +43,8 @@ from .geometry import Geometry, GeometryError, geometry_for_size
 from .grid import Grid
 
 __all__ = [
+    "DEFAULT_MAX_INPUT",
+    "MAX_INPUT_ENV",
     "MAX_MESSAGE",
     "SYMBOLS",
     "GridFormat",
@@ -55,6 +61,7 @@ __all__ = [
     "parse_line",
     "parse_puzzles",
     "json_dumps",
+    "max_input_bytes",
     "read_text",
     "strip_bom",
 ]
@@ -67,6 +74,8 @@ _INT_TOKEN = re.compile(r"-?[0-9]+|\.")
 _NEGATIVE = re.compile(r"-[0-9]+")
 _MAX_DIGITS = 9  # longer integers are out of every range; int() of thousands of digits even raises
 _BOM = "\ufeff"
+_SYMBOL_CHAR = re.compile(r"[^\s|+\-=]")  # what a grid of symbols does not ignore (separators, spaces)
+_MAX_SYMBOL_CELLS = len(SYMBOLS) ** 2
 #: The longest error message a parser writes (values in it are cut first, see ``excerpt``).
 MAX_MESSAGE = 280
 
@@ -194,20 +203,109 @@ class _Token:
     column: int
 
 
-def read_text(source: str) -> str:
-    """The text of a file path, or of standard input for '-', without a byte-order mark."""
+#: The environment variable that sets the input cap: bytes, or a number with K, M or G (binary units).
+MAX_INPUT_ENV = "SUDOKU_CP_MAX_INPUT"
+#: The input cap without ``SUDOKU_CP_MAX_INPUT``: far above any puzzle file (a 4096 x 4096 grid of
+#: integers is 84 MB), far below what would exhaust memory once parsed.
+DEFAULT_MAX_INPUT = 256 << 20
+_READ_CHUNK = 1 << 20
+# Control characters are no part of any text form: a device, a binary or a random file is refused
+# at the first one instead of being read to the end (tab, line feed, vertical tab, form feed and
+# carriage return are white space).
+_NOT_TEXT = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+_SIZE = re.compile(r"([0-9]{1,15})\s*([KMG]?)(?:i?B)?", re.IGNORECASE)
+
+
+def max_input_bytes() -> int:
+    """The largest input ``read_text`` takes: ``SUDOKU_CP_MAX_INPUT`` (e.g. '64M', '2G', '100000'),
+    else ``DEFAULT_MAX_INPUT``; a value that is not a size is a ParseError."""
+    setting = os.environ.get(MAX_INPUT_ENV, "").strip()
+    if not setting:
+        return DEFAULT_MAX_INPUT
+    match = _SIZE.fullmatch(setting)
+    if match is None or int(match.group(1)) == 0:
+        raise ParseError(f"{MAX_INPUT_ENV}={excerpt(setting, 40)} is not a size (e.g. 100000, 64M or 2G)")
+    return int(match.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[match.group(2).upper()]
+
+
+def _input_name(source: str) -> str:
+    return "<stdin>" if source == "-" else excerpt(source, 200, quote=False)
+
+
+def _open_binary(source: str) -> BinaryIO:
+    """The byte stream of a path or '-' (standard input); ParseError naming it when it cannot be opened."""
+    name = _input_name(source)
     if source == "-":
-        return strip_bom(sys.stdin.read())
-    path = Path(source)
-    name = excerpt(source, 200, quote=False)
+        stdin = sys.stdin
+        raw = getattr(stdin, "buffer", None) if stdin is not None else None
+        if stdin is None or getattr(stdin, "closed", False) or (raw is not None and raw.closed):
+            raise ParseError("<stdin>: standard input is closed")
+        if raw is None:  # a text stream put in its place (tests): its characters, as UTF-8
+            return io.BytesIO(stdin.read().encode("utf-8", errors="surrogateescape"))
+        return raw  # type: ignore[no-any-return]
     try:
-        return strip_bom(path.read_text(encoding="utf-8", errors="strict"))
+        return open(source, "rb")  # noqa: SIM115 - closed by read_text
     except FileNotFoundError:
         raise ParseError(f"no such file: {name}") from None
     except IsADirectoryError:
         raise ParseError(f"{name} is a directory, not a puzzle file") from None
-    except UnicodeDecodeError as error:
-        raise ParseError(f"{name} is not UTF-8 text (byte {error.start})") from None
+    except OSError as error:
+        raise ParseError(f"{name}: cannot open: {error.strerror or error}") from None
+
+
+def read_text(source: str, *, limit: int | None = None) -> str:
+    """The text of a file path, or of standard input for '-', without a byte-order mark.
+
+    Bounded, whatever the source (a file, a pipe, a device): at most ``limit`` bytes (default
+    ``max_input_bytes()``), read a chunk at a time, and refused at the first byte that is not
+    UTF-8 text or is a control character, so ``/dev/zero`` or ``/dev/urandom`` fails at once.
+    Every problem is a ParseError naming the source (a closed standard input included).
+    """
+    most = max_input_bytes() if limit is None else limit
+    name = _input_name(source)
+    stream = _open_binary(source)
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="strict")
+    parts: list[str] = []
+    offset = 0  # bytes read before this chunk
+    try:
+        while True:
+            try:
+                chunk = stream.read(_READ_CHUNK)
+            except OSError as error:
+                raise ParseError(f"{name}: cannot read: {error.strerror or error}") from None
+            except ValueError:  # read of a closed file
+                raise ParseError(f"{name}: cannot read: the stream is closed") from None
+            if offset + len(chunk) > most:
+                raise ParseError(
+                    f"{name} is larger than the input cap of {_bytes(most)}; "
+                    f"set {MAX_INPUT_ENV} (e.g. {MAX_INPUT_ENV}=2G) to read more"
+                )
+            began = offset - len(decoder.getstate()[0])  # where this chunk's text starts
+            try:
+                text = decoder.decode(chunk, final=not chunk)
+            except UnicodeDecodeError as error:
+                raise ParseError(f"{name} is not UTF-8 text (byte {offset + error.start})") from None
+            bad = _NOT_TEXT.search(text)
+            if bad is not None:
+                at = began + len(text[: bad.start()].encode("utf-8"))
+                code = ord(bad.group())
+                raise ParseError(f"{name} is not text: byte {at} is the control character {code:#04x}")
+            parts.append(text)
+            offset += len(chunk)
+            if not chunk:
+                break
+    finally:
+        if source != "-":
+            stream.close()
+    return strip_bom("".join(parts))
+
+
+def _bytes(count: int) -> str:
+    """A size as ``SUDOKU_CP_MAX_INPUT`` takes it: '256M', '1G', '1000'."""
+    for unit, shift in (("G", 30), ("M", 20), ("K", 10)):
+        if count >= 1 << shift and count % (1 << shift) == 0:
+            return f"{count >> shift}{unit}"
+    return f"{count} bytes"
 
 
 def _geometry(n: int, box: tuple[int, int] | None, line: int | None) -> Geometry:
@@ -294,7 +392,7 @@ def _word_tokens(text: str, first_line: int = 1) -> list[_Token]:
     tokens = []
     for line_no, line in enumerate(text.splitlines(), start=first_line):
         for match in re.finditer(r"\S+", line):
-            if not set(match.group()) <= _SEPARATORS:
+            if match.group().strip("|+-="):  # not a box rule
                 tokens.append(_Token(match.group(), line_no, match.start() + 1))
     return tokens
 
@@ -302,12 +400,23 @@ def _word_tokens(text: str, first_line: int = 1) -> list[_Token]:
 def _symbol_tokens(text: str, first_line: int = 1) -> list[_Token]:
     """Every character that is not white space or a box separator, with its place.
 
-    A '-' before a digit is a minus sign, not a box rule: ParseError.
+    A '-' before a digit is a minus sign, not a box rule: ParseError.  So is more symbols than the
+    largest grid of symbols holds, counted before a line is cut into tokens (a line of 10 MB is
+    refused in milliseconds, not after ten million tokens).
     """
     tokens = []
+    count = 0
     for line_no, line in enumerate(text.splitlines(), start=first_line):
         if line.lstrip().startswith("#"):
             continue
+        room = _MAX_SYMBOL_CELLS - count  # counted up to one past the room left: a long line stops early
+        count += sum(1 for _ in itertools.islice(_SYMBOL_CHAR.finditer(line), room + 1))
+        if count > _MAX_SYMBOL_CELLS:
+            raise ParseError(
+                f"more than {_MAX_SYMBOL_CELLS} symbols: the largest grid of symbols is "
+                f"{len(SYMBOLS)}x{len(SYMBOLS)}; larger grids use the integer form",
+                line_no,
+            )
         negative = _NEGATIVE.search(line)
         if negative is not None:
             raise _negative_number(negative.group(), line_no, negative.start() + 1)
@@ -362,6 +471,24 @@ def _all_ints(words: Sequence[_Token]) -> bool:
     return all(_INT_TOKEN.fullmatch(w.text) for w in words)
 
 
+def _refuse_mixed_forms(words: Sequence[_Token]) -> None:
+    """A ParseError for whitespace-separated cells mixing integers of two digits or more with
+    letter symbols ('10' and 'A' in one 16x16 grid): neither form reads it, and counting its
+    characters as symbols ('257 symbols is not a square grid') would hide why."""
+    number = next((w for w in words if len(w.text) > 1 and w.text.isdigit()), None)
+    letter = next((w for w in words if len(w.text) == 1 and w.text.isalpha()), None)
+    if number is None or letter is None:
+        return
+    first = min(number, letter, key=lambda w: (w.line, w.column))
+    raise ParseError(
+        f"the grid mixes integers ({number.text!r}, line {number.line}) with letter symbols "
+        f"({letter.text!r}, line {letter.line}); write every cell in one form: integers "
+        "(10, 11, ...) or symbols (A, B, ...)",
+        first.line,
+        first.column,
+    )
+
+
 def _parse_single(text: str, box: tuple[int, int] | None, first_line: int = 1) -> Grid:
     """One puzzle in any single-puzzle form, detected; an error when two forms read it differently."""
     words = _word_tokens(text, first_line)
@@ -369,22 +496,24 @@ def _parse_single(text: str, box: tuple[int, int] | None, first_line: int = 1) -
         raise ParseError("empty input: no puzzle")
     if _looks_acs(words):
         return _parse_acs(words, box)
-    symbols = _symbol_tokens(text, first_line)
     as_ints: Grid | None = None
     int_error: ParseError | None = None
-    multi_char = any(len(w.text) > 1 for w in words)
+    # Integers, when some cell takes two digits or there are more cells than any grid of symbols
+    # holds (a blank 64x64 grid of integers is all '0' and '.').
+    multi_char = any(len(w.text) > 1 for w in words) or len(words) > _MAX_SYMBOL_CELLS
     if multi_char and len(words) > 1 and _all_ints(words):
         try:
             as_ints = _grid_from_ints(words, box)
         except ParseError as error:
             int_error = error
-    try:
-        as_symbols = _grid_from_symbols(symbols, box)
+    try:  # a grid of integers holds more characters than any grid of symbols: tokens refused first
+        as_symbols = _grid_from_symbols(_symbol_tokens(text, first_line), box)
     except ParseError:
         if as_ints is not None:
             return as_ints
         if int_error is not None and math.isqrt(len(words)) ** 2 == len(words):
             raise int_error from None
+        _refuse_mixed_forms(words)
         raise
     if as_ints is not None and as_ints != as_symbols:
         raise ParseError(

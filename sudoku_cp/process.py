@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import re
 import selectors
 import shlex
 import shutil
@@ -112,9 +113,14 @@ def check_command(command: str, what: str = "command") -> list[str]:
 
     Catches, before any run, an empty command, an unclosed quote, and a program that is missing,
     a directory or not executable.  A program word holding '{' (a placeholder filled in per run)
-    is not looked up.
+    is not looked up, but one that is a placeholder alone ('{cnf}') is refused: no run can work.
     """
     words = split_command(command, what)
+    if re.fullmatch(r"\{[a-z_]*\}", words[0]):  # '{cnf}' alone: the file a run fills in is no program
+        raise CommandError(
+            f"{what} {command!r}: its first word {words[0]} is a placeholder, not a program "
+            "(name the program first, e.g. 'cadical -q {cnf}')"
+        )
     if "{" not in words[0]:
         try:
             find_program(words[0])

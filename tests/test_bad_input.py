@@ -21,7 +21,7 @@ never a silent misread, and never a line of megabytes.  README's exit-code table
     nishio: JSON n=3360 without a box                              2  box shapes (2x1680, ... 46 in all)
     nishio: JSON "cells": 5; lists nested 3000 deep                2  "cells" must be a list / bad JSON
     reduce --decode: metadata nested 3000 deep, 5000 digits        2  not reduction metadata
-    a puzzle of NUL bytes; a file that is not UTF-8                2  unknown symbol / not UTF-8 text
+    a puzzle of NUL bytes; a file that is not UTF-8                2  not text (control character) / not UTF-8
     an integer of 5000 digits in a grid                            2  too large for a digit
     --box 99999x99999                                              2  usage, then: above the largest, 4096
     a UTF-8 byte-order mark: puzzle file and stdin, Nishio         0  (stripped: read as without it)
@@ -247,7 +247,7 @@ CASES = [
         m_json='{"k": ' + "9" * 5000 + "}",
         p_txt="x\n",
     ),
-    case("NUL bytes", "solve {p.txt}", 2, "unknown symbol '\\x00'", p_txt="\x00" * 81),
+    case("NUL bytes", "solve {p.txt}", 2, "byte 0 is the control character 0x00", p_txt="\x00" * 81),
     case("not UTF-8", "solve {p.txt}", 2, "is not UTF-8 text (byte 0)", p_txt=b"\xff\xfe" + HARD.encode()),
     case(
         "5000-digit given",

@@ -214,13 +214,13 @@ def test_verify_resume_certifies_what_is_left_and_keeps_the_files(
         str(results),
     ]
     assert run(capsys, *argv, str(corpus_4))[0] == 0
-    lines = results.read_text().splitlines()
-    first = json.loads(lines[0])["certificate"]
-    results.write_text(lines[0] + "\n")  # interrupted after the first puzzle
+    lines = results.read_text().splitlines()  # the header line, then the results
+    first = json.loads(lines[1])["certificate"]
+    results.write_text(lines[0] + "\n" + lines[1] + "\n")  # interrupted after the first puzzle
     made.clear()
     assert run(capsys, *argv, "--resume", str(corpus_4))[0] == 0
     assert made == [UNSAT_4, MULTIPLE_4]  # the first puzzle's truth is not certified again
-    objects = [json.loads(line) for line in results.read_text().splitlines()]
+    objects = [json.loads(line) for line in results.read_text().splitlines()[1:]]
     assert len(objects) == 4 and objects[0]["certificate"] == first and Path(first).exists()
     for obj, puzzle in zip(objects[:3], CLAIMS_4, strict=True):
         assert_holds(obj["certificate"], CLAIMS_4[puzzle], puzzle)

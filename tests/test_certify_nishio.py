@@ -49,7 +49,9 @@ def holds(path: str) -> dict[str, Any]:
 
 
 def json_lines(out: str) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in out.splitlines() if line]
+    """The JSON objects of an output (a results file's header line left out)."""
+    objects = [json.loads(line) for line in out.splitlines() if line]
+    return [obj for obj in objects if "sudoku_cp_results" not in obj]
 
 
 def cells(obj: list[list[int]] | None) -> list[list[int]]:

@@ -20,7 +20,8 @@ CORRECT = program("correct.py", "--box", "{box}")
 
 def _lines(path: Path) -> tuple[list[dict[str, object]], dict[str, object]]:
     objects = [json.loads(line) for line in path.read_text().splitlines()]
-    return objects[:-1], objects[-1]["summary"]
+    assert "sudoku_cp_results" in objects[0]  # the header line (cli.results_file)
+    return objects[1:-1], objects[-1]["summary"]
 
 
 def test_a_wrong_program_exits_4_and_its_shrunk_puzzle_fails_again(

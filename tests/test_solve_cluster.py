@@ -19,10 +19,12 @@ TIMING = ("seconds", "ms_per_puzzle", "puzzles_per_second")
 
 
 def _normal(text: str) -> list[dict[str, object]]:
-    """The JSON lines without their timings (they differ from run to run)."""
+    """The JSON lines without their timings (they differ from run to run) and a results file's header."""
     lines = []
     for line in text.splitlines():
         obj = json.loads(line)
+        if "sudoku_cp_results" in obj:
+            continue
         for part in (obj, obj.get("summary", {})):
             for key in TIMING:
                 part.pop(key, None)

@@ -34,7 +34,7 @@ from itertools import islice
 from ..backends.registry import make_backend
 from ..executor import Executor, run_ordered
 from ..formats import PuzzleItem
-from ..limits import Deadline
+from ..limits import Deadline, check_memory
 from .answers import Answer, AuditError, Claim, Verdict, parse_answer, read_answer_lines
 from .chunks import AUDIT_WORK, AuditChunk, audit_chunks
 from .judge import RunResult, answer_from_search, judge
@@ -70,6 +70,7 @@ __all__ = [
     "answer_from_search",
     "audit",
     "audit_size",
+    "check_audit_size",
     "judge",
     "make_backend",
     "parse_answer",
@@ -82,6 +83,20 @@ __all__ = [
 def audit_size(items: Sequence[PuzzleItem], solvers: Sequence[Solver], runs: int) -> int:
     """The number of results an audit gives (one per run, one per invalid item and solver)."""
     return sum(run_count(solver.repeatable, item, runs) for solver in solvers for item in items)
+
+
+#: Bytes an audit keeps per run: its result in the tally (seconds, verdict) and its place in the plan.
+_BYTES_PER_RUN = 200
+
+
+def check_audit_size(items: Sequence[PuzzleItem], solvers: Sequence[Solver], runs: int) -> int:
+    """The number of results an audit gives; ``limits.ModelTooLarge`` first when keeping them
+    cannot fit in memory (``--runs 1000000000`` once grew to 7 GB before a MemoryError)."""
+    repeatable = sum(solver.repeatable for solver in solvers)
+    readable = sum(item.grid is not None for item in items)
+    most = len(items) * len(solvers) + repeatable * readable * max(runs - 1, 0)  # audit_size without the loop
+    check_memory(f"an audit of {most} runs", most * _BYTES_PER_RUN, "use fewer --runs or a smaller corpus")
+    return audit_size(items, solvers, runs)
 
 
 def audit(

@@ -10,19 +10,23 @@ puzzle cannot hang a batch.
 from __future__ import annotations
 
 from ..grid import Grid
+from ..limits import check_memory
 from ..native.acs import AcsParameters, Q0Rule, acs_solve
 from .base import no_grids
 from .native_base import NativeBackend, NativeRun
-from .settings import Setting, parse_settings
+from .settings import Setting, bounded, parse_settings
 
-__all__ = ["DEFAULT_TIME_LIMIT", "AcsBackend", "parse_acs_settings"]
+__all__ = ["DEFAULT_TIME_LIMIT", "MAX_ANTS", "AcsBackend", "parse_acs_settings"]
 
 DEFAULT_TIME_LIMIT = 10.0
+#: The most ants a colony may have (the paper uses 10): each holds a copy of the grid's candidates.
+MAX_ANTS = 10_000
+_BYTES_PER_ANT_CELL = 16  # the ant's candidate mask (8 bytes) and room for the kernel's work
 
 _NUMBER = "a number"
 # Setting names users write after 'acs:', and the AcsParameters field each one sets.
 _SETTINGS = {
-    "ants": Setting("ants", int, "an integer"),
+    "ants": Setting("ants", bounded(1, MAX_ANTS), f"an integer in 1..{MAX_ANTS}"),
     "q0": Setting("q0", float, _NUMBER),
     "rho": Setting("rho", float, _NUMBER),
     "bve": Setting("bve", float, _NUMBER),
@@ -61,6 +65,12 @@ class AcsBackend(NativeBackend):
 
     def _run(self, puzzle: Grid, limit: int, time_limit: float | None, keep: bool) -> NativeRun:
         """Run the colony once; one solution, or none with ``complete=False`` (unknown)."""
+        ants = self.parameters.ants
+        check_memory(
+            f"an ant colony of {ants} ants on a {puzzle.n}x{puzzle.n} grid",
+            ants * puzzle.n**2 * _BYTES_PER_ANT_CELL,
+            "use fewer ants (acs:ants=10 is the paper's)",
+        )
         run = acs_solve(
             puzzle,
             self.parameters,

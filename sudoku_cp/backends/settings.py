@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from .base import BackendError
 
-__all__ = ["Setting", "parse_settings"]
+__all__ = ["Setting", "bounded", "parse_settings"]
 
 P = TypeVar("P")
 
@@ -25,6 +25,21 @@ class Setting:
     field: str
     convert: Callable[[str], object]
     expected: str
+
+
+def bounded(lowest: int, highest: int) -> Callable[[str], int]:
+    """A converter: a whole number in [lowest, highest], ValueError otherwise (a count that sizes
+    arrays, checked before ``int`` of a huge one reaches numpy)."""
+
+    def convert(text: str) -> int:
+        if len(text.strip().lstrip("+-")) > 18:
+            raise ValueError(text)
+        value = int(text)
+        if not lowest <= value <= highest:
+            raise ValueError(text)
+        return value
+
+    return convert
 
 
 def parse_settings(backend: str, text: str, settings: Mapping[str, Setting], build: Callable[..., P]) -> P:

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..backends.registry import backend_names, backends_help
-from ..errors import SudokuCpError
+from ..errors import SudokuCpError, naming_file
 from ..formats import (
     SYMBOLS,
     GridFormat,
@@ -60,6 +60,7 @@ __all__ = [
     "EXIT_UNKNOWN",
     "EXIT_WRONG",
     "MAX_ERROR_LINE",
+    "MAX_WORKERS",
     "PROG",
     "STATUS_EXIT",
     "CliError",
@@ -76,6 +77,7 @@ __all__ = [
     "item_grid",
     "load_puzzles",
     "one_puzzle",
+    "output_directory",
     "out",
     "print_line",
     "progress",
@@ -114,7 +116,9 @@ exit codes:
      (count: the puzzle has no solution)
   2  usage error or bad input: unreadable file, invalid puzzle, malformed solver output, a bad
      option value, a solver command that cannot run, a model too big for memory, count with an
-     incomplete backend (one line naming the problem and its place)
+     incomplete backend, an input that is not text or is over the input cap (SUDOKU_CP_MAX_INPUT,
+     default 256M), a --resume FILE of another input or options (one line naming the problem and
+     its place)
   3  unknown: a time limit was reached (the phase is named) or a solver program failed
      (nishio --method all: two methods disagree); crash: an item killed its worker repeatedly
   4  verify: some solver's answer is wrong (see 'sudoku-cp verify --help')
@@ -123,7 +127,7 @@ exit codes:
 
 BACKENDS_HELP = backends_help()  # from the backends' table (backends.registry.TABLE)
 
-#: The longest error message ``error`` writes (after 'sudoku-cp: error: ').
+#: The longest error line ``error`` writes, its 'sudoku-cp: error: ' included (README: at most 500).
 MAX_ERROR_LINE = 500
 _PUZZLE_CHARS = frozenset(".0" + SYMBOLS)
 _SMALLEST_LOWERCASE_GRID = 36 * 36  # 'a' stands for 36: shorter text with lowercase is no puzzle
@@ -316,7 +320,11 @@ def add_backend_arguments(parser: argparse.ArgumentParser, default: str) -> None
         help="time limit per puzzle (default: none; 'inf': none)",
     )
     group.add_argument(
-        "--workers", type=integer(1), default=1, metavar="N", help="CP-SAT search workers (default: 1)"
+        "--workers",
+        type=integer(1, MAX_WORKERS),
+        default=1,
+        metavar="N",
+        help=f"CP-SAT search workers, 1-{MAX_WORKERS} (default: 1)",
     )
     group.add_argument(
         "--seed",
@@ -404,10 +412,12 @@ def out(line: str = "") -> None:
 
 def error(message: str) -> None:
     """One error line on standard error, cut to ``MAX_ERROR_LINE`` characters (values can be megabytes)."""
+    prefix = f"{PROG}: error: "
     line = " ".join(message.splitlines())
-    if len(line) > MAX_ERROR_LINE:
-        line = line[: MAX_ERROR_LINE - 3] + "..."
-    sys.stderr.write(f"{PROG}: error: {line}\n")
+    room = MAX_ERROR_LINE - len(prefix)
+    if len(line) > room:
+        line = line[: room - 3] + "..."
+    sys.stderr.write(f"{prefix}{line}\n")
 
 
 def write_text(path: str | None, text: str) -> None:
@@ -415,7 +425,7 @@ def write_text(path: str | None, text: str) -> None:
     if path is None:
         sys.stdout.write(text)
         return
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+    with naming_file(path), open(path, "w", encoding="utf-8", newline="\n") as handle:
         handle.write(text)
 
 
@@ -505,6 +515,9 @@ def chosen_rules(args: argparse.Namespace) -> tuple[Rule, ...]:
     names = args.rules.split(",") if args.rules else None
     return select_rules(names, uniqueness=getattr(args, "uniqueness", False))
 
+
+#: CP-SAT search workers at most: CP-SAT itself rejects some ten thousand, with an empty reason.
+MAX_WORKERS = 1024
 
 #: Worker processes per CPU core at most: more only compete for the cores (1,000 once started 300 processes).
 JOBS_PER_CORE = 4
@@ -643,10 +656,16 @@ def certify_directory(args: argparse.Namespace) -> str | None:
     from ..certify.checkers import require_checker
 
     require_checker(getattr(args, "checker", "sudoku_cp"))
+    return output_directory(folder, "--certify")
+
+
+def output_directory(folder: str, option: str) -> str:
+    """The folder an option writes into, made if missing; a usage error, before any work, when it
+    cannot be made or written (a file of that name, say)."""
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as error:
-        raise CliError(f"--certify: cannot make the folder {folder!r}: {error.strerror or error}") from None
+        raise CliError(f"{option}: cannot make the folder {folder!r}: {error.strerror or error}") from None
     if not os.access(folder, os.W_OK):
-        raise CliError(f"--certify: the folder {folder!r} is not writable")
+        raise CliError(f"{option}: the folder {folder!r} is not writable")
     return folder

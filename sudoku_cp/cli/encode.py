@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..errors import naming_file
 from ..formats import ParseError
 from . import common
 
@@ -116,7 +117,7 @@ def _encode_nishio(args: argparse.Namespace) -> str:
         n_vars, n_clauses = stream_nishio_dimacs(instance, encoding, args.out or sys.stdout)
         return (
             f"Nishio DIMACS CNF, {n_vars} variables ({instance.size} cells of S), "
-            f"{n_clauses} clauses (exactly-one: {encoding})"
+            f"{n_clauses} clauses (exactly-one: {encoding.value})"
         )
     if args.to == "xc":
         from ..nishio.exact_cover import build_nishio_exact_cover, write_nishio_dlx
@@ -125,7 +126,7 @@ def _encode_nishio(args: argparse.Namespace) -> str:
         if args.out is None:
             write_nishio_dlx(model, sys.stdout)
         else:
-            with open(args.out, "w", encoding="utf-8", newline="\n") as handle:
+            with naming_file(args.out), open(args.out, "w", encoding="utf-8", newline="\n") as handle:
                 write_nishio_dlx(model, handle)
         return f"Nishio exact cover (DLX format), {model.n_items} items, {model.n_options} options"
     from ..nishio.cpsat import build_nishio_cpsat, export_nishio_cpsat

@@ -13,7 +13,7 @@ from ..outcome import Status
 from ..verify import given_conflict
 from . import common
 from .common import EXIT_WRONG, STATUS_EXIT, CliError
-from .results_file import BatchOutput, add_results_file_options
+from .results_file import BatchOutput, add_results_file_options, digest_items, run_identity
 
 if TYPE_CHECKING:
     from ..deduction.batch import Explained
@@ -101,9 +101,13 @@ def run(args: argparse.Namespace) -> int:
     from ..deduction.batch import explain_items
     from ..limits import Deadline
 
-    output = BatchOutput(args.output_file, args.resume, args.json)
+    BatchOutput.check(args.output_file, args.resume, args.json)
+    if args.svg:  # refused before any puzzle is explained, not after
+        common.output_directory(args.svg, "--svg")
     clock = Deadline(args.time_limit, began=getattr(args, "started", None))
     items, name = common.load_puzzles(args)
+    identity = run_identity(args, digest_items(items), leave_out={"puzzle"})
+    output = BatchOutput(args.output_file, args.resume, args.json, identity)
     rules = common.chosen_rules(args)
     single = len(items) == 1 and not args.json
     if single:  # one unreadable or invalid puzzle is an error, not a status

@@ -10,7 +10,7 @@ from typing import Any
 
 from . import common
 from .common import CliError
-from .results_file import BatchOutput, add_results_file_options
+from .results_file import BatchOutput, add_results_file_options, digest_texts, run_identity
 
 __all__ = ["add_parser", "run"]
 
@@ -157,7 +157,8 @@ def run(args: argparse.Namespace) -> int:
         start = (
             int(summary["next_case"]) if summary else max((int(o["index"]) + 1 for o in resumed), default=0)
         )
-    output = BatchOutput(args.output_file, args.resume, args.json)
+    identity = run_identity(args, digest_texts([]))  # no input: its cases come from the options
+    output = BatchOutput(args.output_file, args.resume, args.json, identity)
     executor = common.executor(args)
     folder = common.certify_directory(args)
     truth = args.truth

@@ -13,7 +13,7 @@ from ..formats import ParseError, PuzzleItem, json_dumps, parse_puzzles
 from ..verify import given_conflict
 from . import common
 from .common import EXIT_BAD_INPUT, EXIT_NO_SOLUTION, EXIT_OK, EXIT_UNKNOWN, CliError
-from .results_file import BatchOutput, add_results_file_options
+from .results_file import BatchOutput, add_results_file_options, digest_items, run_identity
 
 if TYPE_CHECKING:
     from ..certify.batch import Certified
@@ -143,7 +143,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp nishio``; return the exit code."""
-    output = BatchOutput(args.output_file, args.resume, args.json)
+    BatchOutput.check(args.output_file, args.resume, args.json)
     if args.output_file is not None and (args.puzzle is None or args.svg):
         raise CliError("-o FILE writes the results of --puzzle batches (without --svg)")
     if args.certify is not None and args.method == "matching":
@@ -165,7 +165,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"{name or 'puzzle'}: {problem}") from None
     if args.svg:
         return _answer_all(list(_puzzle_jobs(items, name, args)), args)
-    return _answer_puzzles(items, name, args, output)
+    identity = run_identity(args, digest_items(items), leave_out={"puzzle"})
+    return _answer_puzzles(items, name, args, BatchOutput(args.output_file, args.resume, args.json, identity))
 
 
 def _instance_job(args: argparse.Namespace) -> _Job:

@@ -11,7 +11,7 @@ from ..formats import json_dumps
 from ..outcome import Status
 from . import common
 from .common import STATUS_EXIT
-from .results_file import BatchOutput, add_results_file_options
+from .results_file import BatchOutput, add_results_file_options, digest_items, run_identity
 
 __all__ = ["add_parser", "run"]
 
@@ -99,9 +99,11 @@ def run(args: argparse.Namespace) -> int:
     from ..deduction.batch import rate_items
     from ..limits import Deadline
 
-    output = BatchOutput(args.output_file, args.resume, args.json)
+    BatchOutput.check(args.output_file, args.resume, args.json)
     clock = Deadline(args.time_limit, began=getattr(args, "started", None))
     items = common.load_puzzles(args)[0]  # an invalid puzzle is a result line, even alone
+    identity = run_identity(args, digest_items(items), leave_out={"puzzle"})
+    output = BatchOutput(args.output_file, args.resume, args.json, identity)
     chosen = common.chosen_rules(args)
     statuses: Counter[Status] = Counter()
     levels: Counter[str] = Counter()

@@ -11,7 +11,7 @@ from ..formats import ParseError, json_dumps, read_text
 from ..reduction.gadgets import FILLS
 from . import common
 from .common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN, CliError
-from .results_file import BatchOutput, add_results_file_options
+from .results_file import BatchOutput, add_results_file_options, digest_texts, run_identity
 
 if TYPE_CHECKING:
     from ..reduction.batch import FormulaSource
@@ -190,6 +190,15 @@ def _read_formula(path: str) -> FormulaSource:
     for warning in read.warnings:
         common.notice(f"warning: {warning}")
     return FormulaSource(name, read.formula)
+
+
+def _digest(sources: list[FormulaSource]) -> str:
+    """The digest of the formulas a batch verifies (their names and clauses, or why one is unreadable)."""
+    return digest_texts(
+        f"{source.name}\n{source.error}\n"
+        + ("" if source.formula is None else f"{source.formula.num_vars} {source.formula.clauses}")
+        for source in sources
+    )
 
 
 def _sources(args: argparse.Namespace) -> list[FormulaSource]:
@@ -430,8 +439,10 @@ def _verify(args: argparse.Namespace) -> int:
     if args.out or args.meta or args.svg or args.write_formula:
         raise CliError("--verify writes no files; build the instance without --verify")
     certify = common.certify_directory(args)
-    output = BatchOutput(args.output_file, args.resume, args.json)
+    BatchOutput.check(args.output_file, args.resume, args.json)
     sources = _sources(args)
+    identity = run_identity(args, _digest(sources), leave_out={"formulas"})
+    output = BatchOutput(args.output_file, args.resume, args.json, identity)
     codes = [_code(obj) for obj in output.answered()]
     options = VerifyOptions(args.nonempty, args.fill, args.time_limit, args.closure)
     reports = verify_formulas(

@@ -12,7 +12,7 @@ from ..formats import json_dumps
 from ..outcome import Status
 from . import common
 from .common import STATUS_EXIT, CliError
-from .results_file import BatchOutput, add_results_file_options
+from .results_file import BatchOutput, add_results_file_options, digest_items, run_identity
 
 if TYPE_CHECKING:
     from ..api import PuzzleResult
@@ -120,9 +120,11 @@ def run(args: argparse.Namespace) -> int:
 
     # One puzzle: its time limit covers the whole command, from the process start (reading included).
     clock = Deadline(args.time_limit, began=getattr(args, "started", None))
-    output = BatchOutput(args.output_file, args.resume, args.json)
+    BatchOutput.check(args.output_file, args.resume, args.json)
     executor = common.executor(args)
     items, name = common.load_puzzles(args)
+    identity = run_identity(args, digest_items(items), leave_out={"puzzle"})
+    output = BatchOutput(args.output_file, args.resume, args.json, identity)
     options = common.backend_options(args)  # checks --solver-cmd's program before any solving
     backend_name = options.name_for(items)
     time_limit = clock if len(items) == 1 and args.time_limit is not None else args.time_limit

@@ -17,6 +17,7 @@ from ..audit import (
     Verdict,
     audit,
     audit_size,
+    check_audit_size,
     read_answer_lines,
 )
 from ..audit.certified import TruthCertifier, pending_puzzles
@@ -26,7 +27,7 @@ from ..backends.registry import make_backend
 from ..formats import PuzzleItem, json_dumps
 from . import common
 from .common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN, EXIT_WRONG, CliError
-from .results_file import BatchOutput, add_results_file_options
+from .results_file import BatchOutput, add_results_file_options, digest_items, run_identity
 
 __all__ = ["add_parser", "run"]
 
@@ -172,7 +173,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     runs.add_argument(
         "--unique", action="store_true", help="ask backends to decide uniqueness too (search limit 2)"
     )
-    runs.add_argument("--workers", type=common.integer(1), default=1, metavar="N", help="CP-SAT workers")
+    runs.add_argument(
+        "--workers",
+        type=common.integer(1, common.MAX_WORKERS),
+        default=1,
+        metavar="N",
+        help=f"CP-SAT workers, 1-{common.MAX_WORKERS}",
+    )
     runs.add_argument(
         "--in-process", action="store_true", help="run backends in this process, not in a worker each"
     )
@@ -303,10 +310,12 @@ def _exit_code(tallies: Iterable[SolverTally]) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp verify``; return the exit code."""
-    output = BatchOutput(args.output_file, args.resume, args.json)
+    BatchOutput.check(args.output_file, args.resume, args.json)
     if args.puzzle == "-" and "-" in args.answers:
         raise CliError("the corpus and --answers cannot both be standard input")
     items, _ = common.load_puzzles(args)
+    identity = run_identity(args, digest_items(items), leave_out={"puzzle"})
+    output = BatchOutput(args.output_file, args.resume, args.json, identity)
     solvers = _solvers(args, items)
     truth = GroundTruth(_truth_name(args))
     tallies = {solver.name: SolverTally(solver.name) for solver in solvers}
@@ -316,6 +325,7 @@ def run(args: argparse.Namespace) -> int:
         if old.solver not in tallies:
             raise CliError(f"{args.output_file}: holds runs of {old.solver!r}, not a solver of this run")
         tallies[old.solver].add(old)
+    check_audit_size(items, solvers, args.runs)  # before anything is planned
     executor = common.executor(args)
     folder = common.certify_directory(args)
     results = audit(

@@ -54,7 +54,7 @@ from typing import IO, Any, Literal
 
 import numpy as np
 
-from ..errors import SudokuCpError, excerpt
+from ..errors import SudokuCpError, excerpt, naming_file
 from ..formats import ParseError, strip_bom
 
 __all__ = [
@@ -269,7 +269,7 @@ def write_dimacs(
     head = _comment_lines(comments) + f"p cnf {n_vars} {n_clauses}\n"
     if isinstance(target, (str, os.PathLike)):
         try:
-            with open(target, "wb") as out:
+            with naming_file(target), open(target, "wb") as out:
                 return _write_all(out, True, head, clauses, n_vars, n_clauses)
         except DimacsError:
             os.remove(target)
@@ -326,7 +326,7 @@ def write_flat_dimacs(
     head = _comment_lines(comments) + f"p cnf {n_vars} {n_clauses}\n"
     if isinstance(target, (str, os.PathLike)):
         try:
-            with open(target, "wb") as out:
+            with naming_file(target), open(target, "wb") as out:
                 _write_flat(out, True, head, pieces, n_vars, n_clauses)
         except DimacsError:
             os.remove(target)

@@ -234,6 +234,8 @@ def read_resumed(path: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None
                     obj = json.loads(line)
                 except ValueError:
                     raise ValueError(f"{path}:{number}: not a JSON line; cannot resume from it") from None
+                if isinstance(obj, dict) and "sudoku_cp_results" in obj:
+                    continue  # the header line (cli.results_file checks it)
                 if isinstance(obj, dict) and isinstance(obj.get("summary"), dict):
                     summary = obj["summary"]
                 elif isinstance(obj, dict) and "kind" in obj and isinstance(obj.get("index"), int):

@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import shared_file
+from conftest import shared_file, within_limit
 
 from sudoku_cp.backends.pysat_backend import (
     BIG_SIDE,
@@ -77,7 +77,7 @@ def test_the_portfolio_stops_its_workers_at_the_deadline() -> None:
     elapsed = time.monotonic() - began
     if found.count == 0:
         assert found.reason == REASON_TIME_LIMIT and not found.complete
-    assert elapsed < 1.0 * 1.1 + 0.1, elapsed
+    assert within_limit(elapsed, 1.0), elapsed
     assert not multiprocessing.active_children()
 
 

@@ -4,14 +4,21 @@ For each target module the script makes mutants with ``ast`` (one small change e
 turned (< to <=, == to !=, in to not in), a constant moved (0 <-> 1, k -> k + 1, True <-> False),
 a condition negated, ``and`` <-> ``or``, an arithmetic or bitwise operator swapped, a ``not`` dropped,
 a ``return`` or an ``if`` branch deleted), runs a chosen fast subset of tests against each, and
-counts the mutants killed (a test failed, the import broke, or the run timed out).
+counts the mutants killed (a test failed, the import broke, or the run timed out).  A target may
+be restricted to named functions (``Target.functions``, or ``--functions``): dag.py's closure path.
+``--sample K`` tests every K-th mutant only (deterministic), for modules whose mutants cost a lot.
 
 Nothing in the working tree is touched: each worker copies ``sudoku_cp``, ``tests`` and
 ``pyproject.toml`` into a temporary directory, writes the mutant there, and runs pytest with that
 copy first on ``sys.path``; the copy's original is written back in a ``finally`` block after each
-mutant.  Prints a Markdown table (module, mutants, killed, share, survivors) and the machine.
+mutant.  pytest runs in one process (``-n 0``: pyproject's ``-n auto`` would start workers per
+mutant) with hypothesis's ``ci`` profile and a fixed seed, so every mutant meets the same examples.
+A module holding numba kernels recompiles them for every mutant (its file changed, so numba's
+cache of it is stale), whichever function the mutant changed.  Prints a Markdown table (module,
+tests, mutants, killed, share, survivors, time) and the machine; progress per mutant on stderr.
 
-Usage: ``python benchmarks/mutation.py [--jobs 2] [--only sudoku_cp/verify.py] [--limit N]``
+Usage: ``python benchmarks/mutation.py [--jobs 2] [--only sudoku_cp/verify.py] [--limit N]
+[--sample K] [--functions NAME,...]``
 """
 
 from __future__ import annotations
@@ -32,11 +39,88 @@ from pathlib import Path
 
 from common import ROOT, load_average, machine
 
-#: Module -> the tests run against each of its mutants (fast, and aimed at that module).
-TARGETS: dict[str, list[str]] = {
-    "sudoku_cp/verify.py": ["tests/test_verify.py", "tests/test_verify_oracle.py"],
-    "sudoku_cp/audit/judge.py": ["tests/test_audit.py", "tests/test_judge_mutation.py"],
+
+@dataclass(frozen=True)
+class Target:
+    """The tests run against each mutant of one module (fast, and aimed at it), and what to mutate.
+
+    ``tests``: files or node ids; ``deselect``: node ids left out (slow, or aimed elsewhere);
+    ``functions``: only mutate inside these functions ("name" or "Class.method"), None for all.
+    """
+
+    tests: tuple[str, ...]
+    deselect: tuple[str, ...] = ()
+    functions: frozenset[str] | None = None
+
+    def pytest_args(self) -> list[str]:
+        """The tests as pytest arguments."""
+        return [*self.tests, *(f"--deselect={node}" for node in self.deselect)]
+
+    def describe(self) -> str:
+        """The tests in a table cell."""
+        shown = ", ".join(Path(test).name for test in self.tests)
+        left_out = ", ".join(node.split("::", 1)[1] for node in self.deselect)
+        return f"{shown} (without {left_out})" if left_out else shown
+
+
+#: The closure path of the Nishio DAG: the batch kernels and their Python entry, and the single
+#: query's two passes and its entry (the graph's build, the count and the witness walk are not).
+DAG_CLOSURE = frozenset(
+    {
+        "_closure_lanes",
+        "_pack_lanes",
+        "_closure_many",
+        "_as_masks",
+        "_chunks",
+        "closure_batch",
+        "_scan_forward",
+        "_scan_backward",
+        "DagNishio._allowed",
+        "DagNishio._scan",
+        "DagNishio._closure",
+    }
+)
+
+#: Module -> its target.
+TARGETS: dict[str, Target] = {
+    "sudoku_cp/verify.py": Target(("tests/test_verify.py", "tests/test_verify_oracle.py")),
+    "sudoku_cp/audit/judge.py": Target(("tests/test_audit.py", "tests/test_judge_mutation.py")),
+    "sudoku_cp/deduction/proof.py": Target(
+        (
+            "tests/test_deduction_proof.py",
+            "tests/test_fail_closed.py",
+            "tests/test_deduction_generate.py::test_sat_uniqueness_answers_agree_with_a_brute_force_count",
+        ),
+        deselect=(
+            # A random 16x16 puzzle solved step by step (7 s): the 4x4 to 8x8 shapes prove the same code.
+            "tests/test_deduction_proof.py::test_random_puzzles_of_other_shapes_pass_the_check[16-box3-4]",
+        ),
+    ),
+    "sudoku_cp/nishio/dag.py": Target(
+        ("tests/test_nishio_dag.py", "tests/test_fail_closed_dag.py"),
+        deselect=(
+            # The 25x25 graph (a count, seconds to read) and a subprocess under python -O (cache, walk).
+            "tests/test_nishio_dag.py::test_25x25_graph_and_its_exact_placement_count",
+            "tests/test_fail_closed_dag.py::test_the_checks_still_raise_under_python_O",
+        ),
+        functions=DAG_CLOSURE,
+    ),
+    "sudoku_cp/reduction/decode.py": Target(
+        (
+            "tests/test_reduction_decode.py",
+            "tests/test_sparse_reduction.py::test_decoded_witnesses_pass_the_checker",
+            "tests/test_sparse_reduction.py::test_a_reduction_beyond_the_old_cap_is_built_sparse_and_decodes",
+        ),
+        deselect=(
+            # Closures only (no decoding), and the CP-SAT twin of the pysat test (the same decoding).
+            "tests/test_reduction_decode.py::test_dag_closure_equals_sat_closure_for_two_clauses",
+            "tests/test_reduction_decode.py::test_theorem_62_dag_closure_holds_the_witness_cells_iff_satisfiable",
+            "tests/test_reduction_decode.py::test_instance_has_a_placement_iff_formula_is_satisfiable_cpsat",
+        ),
+    ),
 }
+#: The hypothesis seed of every run (any fixed one: the same examples for every mutant).
+SEED = "24"
 
 _COMPARE_SWAP: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Lt: ast.LtE,
@@ -77,16 +161,44 @@ def _is_docstring(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
     return isinstance(parent, ast.Expr) and isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
-def _sites(tree: ast.Module) -> Iterator[tuple[ast.AST, str, str]]:
-    """Every (node, kind, description) a mutant can change, in source order."""
+def _function_nodes(tree: ast.Module, functions: frozenset[str]) -> set[int]:
+    """ids of the nodes inside the bodies (and argument defaults) of the named functions.
+
+    Decorators stay out (``@numba.njit(cache=True)`` is no part of what the function computes).
+    """
+    inside: set[int] = set()
+    found: set[str] = set()
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                visit(node.body, f"{prefix}{node.name}.")
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                name = f"{prefix}{node.name}"
+                if name in functions:
+                    found.add(name)
+                    for part in [*node.body, *node.args.defaults, *node.args.kw_defaults]:
+                        if part is not None:
+                            inside.update(id(inner) for inner in ast.walk(part))
+
+    visit(tree.body, "")
+    if missing := functions - found:
+        raise SystemExit(f"no function named {', '.join(sorted(missing))} in the module")
+    return inside
+
+
+def _sites(tree: ast.Module, functions: frozenset[str] | None = None) -> Iterator[tuple[ast.AST, str, str]]:
+    """Every (node, kind, description) a mutant can change, in source order (in ``functions`` only,
+    when given)."""
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    chosen = None if functions is None else _function_nodes(tree, functions)
     # Annotations are never evaluated here (postponed by `from __future__ import annotations`):
     # changing `str | None` would only make mutants no test can kill.
     annotations = {
         id(inner) for node in ast.walk(tree) for note in _annotations(node) for inner in ast.walk(note)
     }
     for node in ast.walk(tree):
-        if id(node) in annotations:
+        if id(node) in annotations or (chosen is not None and id(node) not in chosen):
             continue
         if isinstance(node, ast.Compare):
             for index, op in enumerate(node.ops):
@@ -164,13 +276,14 @@ class _Apply(ast.NodeTransformer):
         return node
 
 
-def mutants(source: str) -> list[Mutant]:
-    """All single-change mutants of ``source`` that still compile."""
+def mutants(source: str, functions: frozenset[str] | None = None) -> list[Mutant]:
+    """All single-change mutants of ``source`` (inside ``functions``, when given) that still compile."""
     tree = ast.parse(source)
     found = []
-    for index, (node, kind, what) in enumerate(_sites(tree)):
+    for index, (node, kind, what) in enumerate(_sites(tree, functions)):
         fresh = ast.parse(source)  # one tree per mutant: the transformer changes it in place
-        target = next(site for position, (site, _, _) in enumerate(_sites(fresh)) if position == index)
+        sites = enumerate(_sites(fresh, functions))
+        target = next(site for position, (site, _, _) in sites if position == index)
         mutated = _Apply(target, kind).visit(fresh)
         assert isinstance(mutated, ast.AST)
         text = ast.unparse(ast.fix_missing_locations(mutated))
@@ -202,8 +315,27 @@ class _Workspace:
         try:
             if source is not None:
                 path.write_text(source)
-            env = dict(os.environ, PYTHONPATH=str(self.root), PYTHONDONTWRITEBYTECODE="1")
-            command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+            env = dict(
+                os.environ,
+                PYTHONPATH=str(self.root),
+                PYTHONDONTWRITEBYTECODE="1",
+                SUDOKU_CP_HYPOTHESIS="ci",
+                SUDOKU_CP_SEED=SEED,
+            )
+            # -n 0: no xdist workers (pyproject's addopts asks for -n auto; -p no:xdist would
+            # leave that option unknown).
+            command = [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-x",
+                "-q",
+                "-n",
+                "0",
+                "-p",
+                "no:cacheprovider",
+                *tests,
+            ]
             try:
                 done = subprocess.run(
                     command, cwd=self.root, env=env, capture_output=True, timeout=timeout, check=False
@@ -230,10 +362,31 @@ def _check_copy_is_used(workspace: _Workspace) -> None:
         raise SystemExit(f"the tests would import {shown}, not the copy in {workspace.root}")
 
 
-def check_module(module: str, jobs: int, limit: int | None, parent: Path) -> tuple[int, int, list[Mutant]]:
-    """(mutants, killed, survivors) of ``module`` against its tests."""
-    tests = TARGETS[module]
-    all_mutants = mutants((ROOT / module).read_text())[:limit]
+@dataclass(frozen=True)
+class Checked:
+    """What one module's run found: ``made`` mutants, every ``sample``-th tested, the survivors."""
+
+    made: int
+    sample: int
+    tested: int
+    killed: int
+    survivors: list[Mutant]
+
+
+def check_module(
+    module: str,
+    jobs: int,
+    limit: int | None,
+    parent: Path,
+    *,
+    sample: int = 1,
+    functions: frozenset[str] | None = None,
+) -> Checked:
+    """The mutants of ``module`` (every ``sample``-th, at most ``limit``) against its tests."""
+    target = TARGETS[module]
+    tests = target.pytest_args()
+    made = mutants((ROOT / module).read_text(), functions if functions is not None else target.functions)
+    all_mutants = made[::sample][:limit]
     spaces = [_Workspace(parent) for _ in range(jobs)]
     _check_copy_is_used(spaces[0])
     start = time.perf_counter()
@@ -246,16 +399,26 @@ def check_module(module: str, jobs: int, limit: int | None, parent: Path) -> tup
     def one(mutant: Mutant) -> bool:
         with lock:
             space = free.pop()
+        began = time.perf_counter()
+        alive = False
         try:
-            return space.run(module, mutant.source, tests, timeout)
+            alive = space.run(module, mutant.source, tests, timeout)
+            return alive
         finally:
             with lock:
                 free.append(space)
+                verdict = "SURVIVED" if alive else "killed"
+                took = time.perf_counter() - began
+                print(
+                    f"{module}:{mutant.line}: {mutant.what}: {verdict} ({took:.0f} s)",
+                    file=sys.stderr,
+                    flush=True,
+                )
 
     with ThreadPoolExecutor(jobs) as pool:
         survived = list(pool.map(one, all_mutants))
     survivors = [m for m, alive in zip(all_mutants, survived, strict=True) if alive]
-    return len(all_mutants), len(all_mutants) - len(survivors), survivors
+    return Checked(len(made), sample, len(all_mutants), len(all_mutants) - len(survivors), survivors)
 
 
 def main() -> None:
@@ -264,23 +427,39 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2, help="mutants tested at once (default 2)")
     parser.add_argument("--only", action="append", choices=sorted(TARGETS), help="a module (repeatable)")
     parser.add_argument("--limit", type=int, help="at most this many mutants per module (a quick try)")
+    parser.add_argument("--sample", type=int, default=1, help="test every K-th mutant only (default 1: all)")
+    parser.add_argument(
+        "--functions",
+        help="comma-separated functions to mutate ('name' or 'Class.method'), for every module run",
+    )
     args = parser.parse_args()
+    if args.sample < 1:
+        parser.error("--sample must be at least 1")
+    functions = frozenset(args.functions.split(",")) if args.functions else None
     modules = args.only or list(TARGETS)
     rows = []
     with tempfile.TemporaryDirectory(prefix="sudoku-cp-mutation-") as scratch:
         for module in modules:
             start = time.perf_counter()
-            total, killed, survivors = check_module(module, args.jobs, args.limit, Path(scratch))
-            rows.append((module, total, killed, survivors, time.perf_counter() - start))
-    print(f"Machine: {machine()}; load average {load_average()}\n")
+            checked = check_module(
+                module, args.jobs, args.limit, Path(scratch), sample=args.sample, functions=functions
+            )
+            rows.append((module, checked, time.perf_counter() - start))
+    print(f"Machine: {machine()}; load average {load_average()}; hypothesis seed {SEED}\n")
     print("| module | tests | mutants | killed | share | survivors (line: change) | time |")
     print("|---|---|---:|---:|---:|---|---:|")
-    for module, total, killed, survivors, seconds in rows:
-        listed = "; ".join(f"{m.line}: {m.what}" for m in survivors) or "none"
-        tests = ", ".join(Path(t).name for t in TARGETS[module])
+    for module, checked, seconds in rows:
+        listed = "; ".join(f"{m.line}: {m.what}" for m in checked.survivors) or "none"
+        total, killed = checked.tested, checked.killed
+        count = f"{total}" if total == checked.made else f"{total} of {checked.made}"
+        if checked.sample > 1:
+            count += f" (every {checked.sample}th)"
+        where = functions if functions is not None else TARGETS[module].functions
+        name = f"`{module}`" + (f" ({len(where)} functions)" if where is not None else "")
         share = f"{100 * killed / total:.0f} %" if total else "-"
-        print(f"| `{module}` | {tests} | {total} | {killed} | {share} | {listed} | {seconds:.0f} s |")
-    for module, _, _, _, _ in rows:
+        tests = TARGETS[module].describe()
+        print(f"| {name} | {tests} | {count} | {killed} | {share} | {listed} | {seconds:.0f} s |")
+    for module, _, _ in rows:
         changed = subprocess.run(
             ["git", "diff", "--stat", "--", module], cwd=ROOT, capture_output=True, text=True, check=False
         ).stdout.strip()

@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import core as hypothesis_core
+
+T = TypeVar("T")
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -56,6 +58,19 @@ def pytest_report_header(config: pytest.Config) -> str:
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     """The seed again after them (``-q`` hides the header), so that a failure can be replayed."""
     terminalreporter.write_line(_seed_line(config))
+
+
+#: Puzzles a slow test takes from each whole shared corpus: evenly spaced over the file, so that
+#: CI's slow stage stays within its budget on two cores.  ``SUDOKU_CP_WHOLE_CORPORA=1`` takes every
+#: line (the 49,158 17-clue puzzles and the 10,000-line files: hours on two cores).
+CORPUS_SAMPLE = 500
+
+
+def corpus_sample(lines: list[T]) -> list[T]:
+    """``CORPUS_SAMPLE`` evenly spaced items of a whole corpus, or all of them when asked for."""
+    if os.environ.get("SUDOKU_CP_WHOLE_CORPORA") or len(lines) <= CORPUS_SAMPLE:
+        return lines
+    return lines[:: -(-len(lines) // CORPUS_SAMPLE)]
 
 
 #: Seconds a test lets a time limit be overrun past 10 %: Python's own pauses, and a busy machine

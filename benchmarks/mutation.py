@@ -18,7 +18,7 @@ cache of it is stale), whichever function the mutant changed.  Prints a Markdown
 tests, mutants, killed, share, survivors, time) and the machine; progress per mutant on stderr.
 
 Usage: ``python benchmarks/mutation.py [--jobs 2] [--only sudoku_cp/verify.py] [--limit N]
-[--sample K] [--functions NAME,...]``
+[--sample K] [--functions NAME,...] [--lines N,...]``
 """
 
 from __future__ import annotations
@@ -381,11 +381,15 @@ def check_module(
     *,
     sample: int = 1,
     functions: frozenset[str] | None = None,
+    lines: frozenset[int] | None = None,
 ) -> Checked:
-    """The mutants of ``module`` (every ``sample``-th, at most ``limit``) against its tests."""
+    """The mutants of ``module`` (every ``sample``-th, at most ``limit``; on ``lines`` only, when
+    given) against its tests."""
     target = TARGETS[module]
     tests = target.pytest_args()
     made = mutants((ROOT / module).read_text(), functions if functions is not None else target.functions)
+    if lines is not None:
+        made = [mutant for mutant in made if mutant.line in lines]
     all_mutants = made[::sample][:limit]
     spaces = [_Workspace(parent) for _ in range(jobs)]
     _check_copy_is_used(spaces[0])
@@ -432,17 +436,27 @@ def main() -> None:
         "--functions",
         help="comma-separated functions to mutate ('name' or 'Class.method'), for every module run",
     )
+    parser.add_argument(
+        "--lines", help="comma-separated lines: only the mutants there (a re-run of earlier survivors)"
+    )
     args = parser.parse_args()
     if args.sample < 1:
         parser.error("--sample must be at least 1")
     functions = frozenset(args.functions.split(",")) if args.functions else None
+    lines = frozenset(int(line) for line in args.lines.split(",")) if args.lines else None
     modules = args.only or list(TARGETS)
     rows = []
     with tempfile.TemporaryDirectory(prefix="sudoku-cp-mutation-") as scratch:
         for module in modules:
             start = time.perf_counter()
             checked = check_module(
-                module, args.jobs, args.limit, Path(scratch), sample=args.sample, functions=functions
+                module,
+                args.jobs,
+                args.limit,
+                Path(scratch),
+                sample=args.sample,
+                functions=functions,
+                lines=lines,
             )
             rows.append((module, checked, time.perf_counter() - start))
     print(f"Machine: {machine()}; load average {load_average()}; hypothesis seed {SEED}\n")

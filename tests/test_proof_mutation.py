@@ -1,0 +1,79 @@
+"""deduction/proof.py branch by branch: the tests its mutants must fail (``benchmarks/mutation.py``).
+
+The same three 9x9 puzzles as ``test_deduction_proof.py`` (unique, several solutions, none).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from test_deduction_proof import NONE, UNIQUE, _open_cell, _solution
+
+from sudoku_cp.deduction.proof import Candidate, ProofStatus, StepProof, StepProver
+from sudoku_cp.deduction.step import Step
+from sudoku_cp.limits import Deadline
+from sudoku_cp.outcome import REASON_TIME_LIMIT
+
+
+def _wrong_elimination() -> tuple[Step, str]:
+    """A step removing the solution's digit from an open cell, and how a proof names it."""
+    cell = _open_cell()
+    digit = int(_solution()[cell])
+    return Step(
+        "bogus", NONE, np.array([[cell, digit - 1]])
+    ), f"removes {digit} from {UNIQUE.geometry.cell_name(cell)}"
+
+
+def test_an_unknown_proof_says_why() -> None:
+    step, claim = _wrong_elimination()
+    with StepProver(UNIQUE, deadline=Deadline(60)) as prover:
+        prover.deadline = Deadline(0)
+        proof = prover.prove(step)
+    assert proof.status is ProofStatus.UNKNOWN
+    assert proof.describe(UNIQUE.geometry) == f"bogus {claim}: not proved ({REASON_TIME_LIMIT})"
+
+
+def test_close_frees_the_native_solver_even_while_it_is_referenced() -> None:
+    """Freed by ``close``, not left to garbage collection (a traceback may hold the wrapper)."""
+    with StepProver(UNIQUE) as prover:
+        wrapper = prover._solver
+        assert wrapper.solver is not None  # pysat's wrapper holds the native solver until deleted
+    assert wrapper.solver is None
+    prover.close()  # idempotent
+
+
+def test_a_known_uniqueness_answer_is_remembered_past_the_deadline() -> None:
+    with StepProver(UNIQUE, deadline=Deadline(60)) as prover:
+        assert prover.unique() is True
+        prover.deadline = Deadline(0)
+        assert prover.unique() is True  # known once: no new search, which the clock would stop
+
+
+def test_a_closed_prover_refuses_uniqueness_questions_and_forgets_quietly() -> None:
+    solution = _solution()
+    with StepProver(UNIQUE) as prover:
+        prover.forget_solution(solution)  # never asked about: nothing to retire
+        assert prover.other_solution(UNIQUE.values, solution) is False
+    prover.forget_solution(solution)  # closed: nothing to retire either
+    with pytest.raises(ValueError, match="^the step prover is closed$"):
+        prover.other_solution(UNIQUE.values, solution)
+
+
+def test_candidates_and_proofs_are_frozen_slotted_and_compared_by_identity() -> None:
+    step, _ = _wrong_elimination()
+    with StepProver(UNIQUE) as prover:
+        proof = prover.prove(step)
+    assert proof.status is ProofStatus.FAILED and proof.solution is not None and proof.candidate is not None
+    candidate = proof.candidate
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        candidate.cell = 0  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        proof.proved = 0  # type: ignore[misc]
+    assert not hasattr(candidate, "__dict__") and not hasattr(proof, "__dict__")
+    assert candidate == Candidate(candidate.placement, candidate.cell, candidate.digit)
+    # A proof holds a grid: two proofs are equal only when they are the same object (and hashable).
+    twin = StepProof(proof.rule, proof.status, proof.proved, proof.total, candidate, proof.solution.copy())
+    assert proof == proof and proof != twin
+    assert len({proof, twin}) == 2

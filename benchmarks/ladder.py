@@ -2,7 +2,7 @@
 commands the README gives, measured.
 
     cd benchmarks && ../.venv/bin/python ladder.py [--rung tseitin:50:0 --rung ...] [--cpu-cap 900]
-        [--skip-nishio] [--work DIR] [--out results/ladder]
+        [--skip-nishio] [--append] [--work DIR] [--out results/ladder]
 
 Per rung (family, size, seed), each step a subprocess, as a user would run it:
 
@@ -40,7 +40,7 @@ from hardness import run_program
 RESULTS = Path(__file__).resolve().parent / "results"
 SUDOKU_CP = str(ROOT / ".venv" / "bin" / "sudoku-cp")
 #: The rungs found by measuring (README, "The ladder"): about 1 s, 10 s, 60 s and at least 600 s.
-RUNGS = ("tseitin:50:0", "tseitin:76:0", "tseitin:76:2", "tseitin:128:1")
+RUNGS = ("tseitin:64:1", "tseitin:78:0", "tseitin:80:2", "tseitin:128:1")
 
 
 @dataclass(slots=True)
@@ -162,6 +162,7 @@ def main() -> int:
         "--cpu-cap", type=float, default=900.0, help="CPU seconds of a cadical run (default 900)"
     )
     parser.add_argument("--skip-nishio", action="store_true", help="do not run nishio --method sat")
+    parser.add_argument("--append", action="store_true", help="add to the rungs of an earlier --out JSON")
     parser.add_argument(
         "--work", type=Path, help="where the instances are written (default: a temporary directory)"
     )
@@ -174,6 +175,8 @@ def main() -> int:
     work.mkdir(parents=True, exist_ok=True)
     header = f"{machine()}; load average at start {load_average()}; cadical CPU cap {args.cpu_cap:g} s\n\n"
     rungs: list[Rung] = []
+    if args.append and args.out.with_suffix(".json").exists():
+        rungs = [Rung(**r) for r in json.loads(args.out.with_suffix(".json").read_text())["rungs"]]
     try:
         for spec in args.rung or RUNGS:
             family, size, seed = spec.split(":")

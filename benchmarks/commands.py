@@ -8,12 +8,21 @@ The baseline is ``python -c pass`` in the same run.  The Nishio part runs
 cost per puzzle of each and their ratio.  Each command runs pinned to one core (``taskset -c 0``
 when it exists), the median of ``--repeat`` runs.
 
+The first-run part (``--first-run``) runs every command's first job after an install: cold, with
+an empty numba cache (a fresh ``NUMBA_CACHE_DIR``, which also holds the saved machine code, and
+``SUDOKU_CP_BACKGROUND_COMPILE=0`` so that no background warm-up competes), then warm (the same
+job again on the cache the cold run filled, median of ``--repeat``), with the peak memory of the
+cold run and the load average before each row.  Results: ``benchmarks/results/first_run.md``.
+
 usage: python benchmarks/commands.py [--repeat 5] [--sat-puzzles 300] [--skip-nishio]
+       python benchmarks/commands.py --first-run [--repeat 3] [--only rate,explain]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -80,6 +89,76 @@ def startup(repeat: int, tmp: Path) -> None:
         print(f"| `{command or '(none)'}` | {help_seconds:.3f} | {job_seconds:.3f} | `{shown}` |")
 
 
+#: A hard 9x9 puzzle (the README's) for the first-run jobs.
+PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+#: Every command's first job after an install, as the README shows them.
+FIRST_JOBS: dict[str, list[str]] = {
+    "solve": ["solve", PUZZLE],
+    "solve --backend backtrack": ["solve", "--backend", "backtrack", PUZZLE],
+    "solve --backend dlx": ["solve", "--backend", "dlx", PUZZLE],
+    "solve --backend acs --seed 1 --time-limit 10": [
+        "solve",
+        "--backend",
+        "acs",
+        "--seed",
+        "1",
+        "--time-limit",
+        "10",
+        PUZZLE,
+    ],
+    "solve --backend hill --seed 1 --time-limit 10": [
+        "solve",
+        "--backend",
+        "hill",
+        "--seed",
+        "1",
+        "--time-limit",
+        "10",
+        PUZZLE,
+    ],
+    "count": ["count", PUZZLE],
+    "rate": ["rate", PUZZLE],
+    "explain": ["explain", PUZZLE],
+    "nishio --puzzle --all-digits": ["nishio", "--puzzle", PUZZLE, "--all-digits"],
+    "encode": ["encode", PUZZLE],
+    "verify --backend backtrack": ["verify", "--backend", "backtrack", "--in-process", PUZZLE],
+}
+
+
+def _child_run(argv: list[str], environment: dict[str, str]) -> tuple[float, int, int]:
+    """Wall seconds, exit code and peak memory (MiB) of one run (output thrown away)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    done = subprocess.run(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment, check=False
+    )
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return seconds, done.returncode, (peak if peak > before else before) // 1024
+
+
+def first_run(repeat: int, tmp: Path, only: list[str] | None) -> list[dict[str, object]]:
+    """A table: each command's first job with empty caches (cold) and again (warm)."""
+    program = _program()
+    rows: list[dict[str, object]] = []
+    print("| command | cold s | exit | warm s (median) | cold peak MiB | load |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for number, (name, job) in enumerate(FIRST_JOBS.items()):
+        if only and not any(name.startswith(word) for word in only):
+            continue
+        cache = tmp / f"cache-{number}"
+        cache.mkdir()
+        environment = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "SUDOKU_CP_BACKGROUND_COMPILE": "0"}
+        load = load_average()
+        cold, code, peak = _child_run([*program, *job], environment)
+        warm = statistics.median(_child_run([*program, *job], environment)[0] for _ in range(repeat))
+        rows.append(
+            {"command": name, "cold": cold, "exit": code, "warm": warm, "peak_mib": peak, "load": load}
+        )
+        print(f"| `{name}` | {cold:.2f} | {code} | {warm:.2f} | {peak} | {load} |", flush=True)
+    return rows
+
+
 def nishio(repeat: int, sat_puzzles: int, tmp: Path) -> None:
     """Per-puzzle cost of the Nishio command, DAG over the whole corpus against SAT on a prefix."""
     if not FOREST.exists():
@@ -117,10 +196,16 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--sat-puzzles", type=int, default=300)
     parser.add_argument("--skip-nishio", action="store_true")
+    parser.add_argument("--first-run", action="store_true", help="cold (empty caches) and warm first runs")
+    parser.add_argument("--only", default="", help="with --first-run: commands starting with these words")
     args = parser.parse_args()
     print(f"machine: {machine()}; load average {load_average()}; one core (taskset -c 0)\n")
     import tempfile
 
+    if args.first_run:
+        with tempfile.TemporaryDirectory() as tmp:
+            first_run(args.repeat, Path(tmp), [w.strip() for w in args.only.split(",") if w.strip()] or None)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         startup(args.repeat, Path(tmp))
         if not args.skip_nishio:

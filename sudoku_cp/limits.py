@@ -37,6 +37,7 @@ __all__ = [
     "TimeLimitReached",
     "check_memory",
     "compile_seconds",
+    "compile_seconds_since",
     "compiling",
     "on_first_compile",
     "format_bytes",
@@ -53,6 +54,8 @@ _compile_lock = threading.RLock()
 _compile_done = 0.0
 _compile_depth = 0
 _compile_began = 0.0
+_compile_real = False  # the section under way compiles (not only loads numba's cache)
+_compile_sections: list[tuple[float, float]] = []  # (began, ended) of each finished compiling section
 _first_compile_hooks: list[Callable[[], None]] = []
 _first_compile_seen = False
 _watching = False
@@ -61,22 +64,33 @@ _watching = False
 def compile_seconds() -> float:
     """Seconds this process has spent compiling so far, the compile under way included."""
     with _compile_lock:
-        running = time.monotonic() - _compile_began if _compile_depth else 0.0
+        running = time.monotonic() - _compile_began if _compile_depth and _compile_real else 0.0
         return _compile_done + running
 
 
+def compile_seconds_since(began: float) -> float:
+    """Seconds this process has spent compiling after the ``time.monotonic()`` reading ``began``."""
+    with _compile_lock:
+        total = sum(max(0.0, ended - max(start, began)) for start, ended in _compile_sections)
+        if _compile_depth and _compile_real:
+            total += max(0.0, time.monotonic() - max(_compile_began, began))
+        return total
+
+
 def _compile_enter() -> None:
-    global _compile_depth, _compile_began
+    global _compile_depth, _compile_began, _compile_real
     with _compile_lock:
         if _compile_depth == 0:
             _compile_began = time.monotonic()
+            _compile_real = False
         _compile_depth += 1
 
 
 def _compiled_first() -> None:
-    """A real compilation (not a cache load): run the first-compile hooks once."""
-    global _first_compile_seen
+    """A real compilation (not a cache load): its section counts; the first-compile hooks run once."""
+    global _first_compile_seen, _compile_real
     with _compile_lock:
+        _compile_real = True
         if _first_compile_seen:
             return
         _first_compile_seen = True
@@ -90,15 +104,17 @@ def _compile_exit() -> None:
     global _compile_depth, _compile_done
     with _compile_lock:
         _compile_depth = max(_compile_depth - 1, 0)
-        if _compile_depth == 0:
-            _compile_done += time.monotonic() - _compile_began
+        if _compile_depth == 0 and _compile_real:
+            ended = time.monotonic()
+            _compile_done += ended - _compile_began
+            _compile_sections.append((_compile_began, ended))
 
 
 @contextmanager
 def compiling() -> Iterator[None]:
     """Time spent in the block is compilation: no ``Deadline`` counts it (nested blocks count once)."""
-    _compiled_first()
     _compile_enter()
+    _compiled_first()
     try:
         yield
     finally:
@@ -118,8 +134,9 @@ def watch_compilation() -> None:
     """Count the time numba holds its compiler lock as ``compiling`` blocks; idempotent.
 
     The lock covers compiling, loading from numba's cache and setting up numba's typing and target
-    contexts on a first call (up to a second or two on a loaded machine), none of it the work a
-    limit is for.  A real compilation (numba's ``numba:compile`` event, a cache miss) also runs
+    contexts on a first call (up to a second or two on a loaded machine).  A section that compiles
+    (numba's ``numba:compile`` event, a cache miss) counts whole, set-up included; one that only
+    loads from the cache counts against limits as any other work.  The first compile also runs
     the ``on_first_compile`` hooks.  Called by the modules that define numba kernels, after they
     import numba, and by deadlines once numba is loaded.
     """
@@ -169,11 +186,11 @@ class Deadline:
     """A wall-clock budget that starts when the object is made; ``seconds=None`` means no limit.
 
     ``began`` (a ``time.monotonic()`` reading) starts it earlier, e.g. at ``process_started()``, so a
-    command's budget covers its own start-up.  Compilation (``compiling``) after ``began`` (for an
-    earlier ``began``: since the process started) moves the end later by its seconds.
+    command's budget covers its own start-up.  Compilation (``compiling``) after ``began`` moves
+    the end later by its seconds.
     """
 
-    __slots__ = ("_end", "_excused", "began", "seconds")
+    __slots__ = ("_end", "began", "seconds")
 
     def __init__(self, seconds: float | None = None, *, began: float | None = None) -> None:
         if seconds is not None and (math.isnan(seconds) or seconds < 0):
@@ -185,7 +202,6 @@ class Deadline:
         self._end = None if seconds is None else self.began + seconds
         if "numba" in sys.modules and not _watching:
             watch_compilation()
-        self._excused = compile_seconds() if began is None else 0.0
 
     @property
     def end(self) -> float | None:
@@ -194,7 +210,7 @@ class Deadline:
             return None
         if not _watching and "numba" in sys.modules:
             watch_compilation()
-        return self._end + max(compile_seconds() - self._excused, 0.0)
+        return self._end + compile_seconds_since(self.began)
 
     def remaining(self) -> float | None:
         """Seconds left (at least 0), or None without a limit."""

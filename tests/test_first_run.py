@@ -42,6 +42,16 @@ def test_a_deadline_made_later_does_not_count_earlier_compilation_as_its_own() -
     assert deadline.end is not None and deadline.end <= time.monotonic() + 0.2
 
 
+def test_a_deadline_started_at_a_given_time_counts_no_compilation_before_it() -> None:
+    # An in-process command (``main(argv)``) starts its deadline at its own start: the seconds a
+    # long-lived process compiled before it must not lengthen it (they made spent limits pass).
+    with compiling():
+        time.sleep(0.3)
+    deadline = Deadline(0.05, began=time.monotonic())
+    time.sleep(0.1)
+    assert deadline.expired()
+
+
 def test_the_first_compile_hook_runs_once_on_the_first_compilation(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -35,6 +35,7 @@ from ..formats import format_line
 from ..generate import blank_cells, random_solution
 from ..geometry import Geometry, geometry_for_size
 from ..grid import Grid
+from ..limits import compile_seconds
 from ..process import (
     DEFAULT_MAX_OUTPUT,
     CommandError,
@@ -96,12 +97,21 @@ class Solver(Protocol):
         ...
 
 
-def _warm_up(spec: str, options: dict[str, Any], geometry: Geometry) -> None:
-    """Solve an easy puzzle of this shape once, untimed, so compilation is not in the first run."""
+def _warm_up(spec: str, options: dict[str, Any], geometry: Geometry, seconds: float = _WARM_SECONDS) -> None:
+    """Solve an easy puzzle of this shape once, so compilation and first calls are not in the first run.
+
+    ``seconds``: the search's limit, the runs' own (compilation is not counted against it): an
+    incomplete backend on a big grid may never finish it, and the warm-up must not outlast a run.
+    """
     rng = np.random.default_rng(0)
     easy = blank_cells(random_solution(geometry, rng), 0.25, rng)
     with contextlib.suppress(Exception):  # a broken backend shows up in the timed runs
-        make_backend(spec, **options).search(easy, 1, _WARM_SECONDS)
+        make_backend(spec, **options).search(easy, 1, seconds)
+
+
+def _warm_seconds(time_limit: float | None) -> float:
+    """The warm-up's search limit for runs limited to ``time_limit``."""
+    return _WARM_SECONDS if time_limit is None else min(_WARM_SECONDS, time_limit)
 
 
 def _backend_answer(
@@ -109,6 +119,7 @@ def _backend_answer(
 ) -> Answer:
     """One search by a fresh backend; a raised error is a crash (or a self-caught wrong answer)."""
     start = time.perf_counter()
+    compiled = compile_seconds()
     try:
         engine = make_backend(spec, **{**options, "seed": seed})
         found = engine.search(puzzle, limit, time_limit)
@@ -121,7 +132,9 @@ def _backend_answer(
         seconds = time.perf_counter() - start
         detail = f"{type(error).__name__}: {error}"
         return Answer(Claim.NONE, failure=Verdict.CRASH, detail=detail, seconds=seconds)
-    return answer_from_search(puzzle, found, limit, time.perf_counter() - start)
+    # Compiling (a kernel the warm-up did not reach) is not the run's time, as it is not its limit's.
+    seconds = time.perf_counter() - start - (compile_seconds() - compiled)
+    return answer_from_search(puzzle, found, limit, max(seconds, 0.0))
 
 
 def _serve(conn: Connection, spec: str, options: dict[str, Any], parent: int) -> None:
@@ -137,7 +150,7 @@ def _serve(conn: Connection, spec: str, options: dict[str, Any], parent: int) ->
         # checks and read-only flags, and numba would compile the backend again for it.
         kind, p, q, values, *rest = task
         if kind == "warm":
-            _warm_up(spec, options, geometry_for_size(p * q, (p, q)))
+            _warm_up(spec, options, geometry_for_size(p * q, (p, q)), *rest)
             conn.send(None)
         else:
             conn.send(_backend_answer(spec, options, unpack_grid(p, q, values), *rest))
@@ -215,11 +228,13 @@ class BackendSolver:
         if not self.isolate:
             if puzzle.geometry not in self._warm:
                 self._warm.add(puzzle.geometry)
-                _warm_up(self.spec, self.options, puzzle.geometry)
+                _warm_up(self.spec, self.options, puzzle.geometry, _warm_seconds(time_limit))
             return _backend_answer(self.spec, self.options, puzzle, seed, limit, time_limit)
         if puzzle.geometry not in self._warm:
             self._warm.add(puzzle.geometry)
-            self._call(("warm", puzzle.geometry.p, puzzle.geometry.q, None), _WARM_SECONDS)
+            warm = _warm_seconds(time_limit)
+            # Compiling is untimed, but a warm-up that outlasts the slowest compile is killed.
+            self._call(("warm", puzzle.geometry.p, puzzle.geometry.q, None, warm), warm + _WARM_SECONDS)
         deadline = None if time_limit is None else time_limit * _KILL_FACTOR + _KILL_GRACE
         start = time.perf_counter()
         reply = self._call(("run", *pack_grid(puzzle), seed, limit, time_limit), deadline)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..grid import Grid
+from ..limits import Deadline
 from ..native.hillclimb import HillParameters, build_model, hill_climb
 from .base import no_grids
 from .native_base import NativeBackend, NativeRun
@@ -70,11 +71,12 @@ class HillBackend(NativeBackend):
 
     def _run(self, puzzle: Grid, limit: int, time_limit: float | None, keep: bool) -> NativeRun:
         """Find one solution (a local search cannot count: ``limit`` > 1 finds at most one)."""
-        model = build_model(puzzle.geometry, puzzle.values)
+        deadline = Deadline(time_limit)  # one budget for the model and the climb
+        model = build_model(puzzle.geometry, puzzle.values, deadline)
         params = self.params
         if time_limit is None and params.max_restarts is None and params.max_iterations is None:
             params = dataclasses.replace(params, max_restarts=DEFAULT_MAX_RESTARTS)
-        found = hill_climb(model, params, seed=self.seed, time_limit=time_limit)
+        found = hill_climb(model, params, seed=self.seed, time_limit=deadline)
         stats: dict[str, float | int] = {"iterations": found.iterations, "restarts": found.restarts}
         if found.solution is None:
             # With no move at all, the only state was tried and failed: that is a proof.

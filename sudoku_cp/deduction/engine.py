@@ -111,6 +111,10 @@ def deduce(
             grid.geometry, np.zeros(grid.n * grid.n, np.int16), np.zeros((grid.n * grid.n, grid.n), np.uint8)
         )
         return Deduction(Status.UNSAT, empty, counts, (), str(exc), chosen)
+    try:
+        board.prepare(deadline)  # the peer table: seconds and 1.5 GB on 400x400
+    except TimeLimitReached:
+        return Deduction(Status.UNKNOWN, board, counts, (), f"{REASON_TIME_LIMIT} while setting up", chosen)
     limit = max_steps if max_steps is not None else 4 * grid.n**3
     local = [rule for rule in chosen if rule.local_id >= 0]
     slow = [rule for rule in chosen if rule.local_id < 0]

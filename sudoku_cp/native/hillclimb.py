@@ -83,6 +83,7 @@ _SOLVED, _GAVE_UP = 0, 1
 
 _MIN_BUDGET, _MAX_BUDGET = 1, 10_000_000
 _CHUNK_SECONDS = 0.02
+_FIRST_CHUNK_MOVES = 1_000_000  # moves scored in a first chunk at most (about 10 ms)
 MAX_MOVES = 20_000_000  # ~0.3 s per iteration; an empty 400x400 grid would have 32 million moves
 
 
@@ -172,8 +173,13 @@ class HillResult:
     initial_clashes: int
 
 
-def build_model(geometry: Geometry, values: np.ndarray) -> HillModel:
-    """The hill-climbing model of a puzzle (``values``: n x n, 0 = empty, givens 1..n, no clashes)."""
+def build_model(geometry: Geometry, values: np.ndarray, deadline: Deadline | None = None) -> HillModel:
+    """The hill-climbing model of a puzzle (``values``: n x n, 0 = empty, givens 1..n, no clashes).
+
+    ``deadline``: looked at between the steps (TimeLimitReached), each a fraction of a second on
+    400x400, where the model takes about 0.1 GB (the n^3 clash table, one byte an entry).
+    """
+    phase = "building the hill-climbing model"
     n = geometry.n
     flat = np.asarray(values, dtype=np.int64).reshape(-1) - 1
     box = geometry.box_of_cell
@@ -187,6 +193,8 @@ def build_model(geometry: Geometry, values: np.ndarray) -> HillModel:
     box_digits = np.nonzero(~present)[1].astype(np.int64)  # row-major: box by box, ascending
     if len(box_digits) != len(box_cells):
         raise NativeInputError("a box repeats a given digit")
+    if deadline is not None:
+        deadline.check(phase)
     moves = int((counts * (counts - 1) // 2).sum())
     if moves > MAX_MOVES:
         raise NativeInputError(
@@ -197,12 +205,18 @@ def build_model(geometry: Geometry, values: np.ndarray) -> HillModel:
         for start, k in zip(box_ptr[:-1], counts, strict=True)
     ]
     joined = np.concatenate(pairs, axis=1) if pairs else np.zeros((2, 0), np.int64)
+    if deadline is not None:
+        deadline.check(phase)
     rows, cols = np.divmod(np.arange(n * n, dtype=np.int64), n)
-    given_row = np.zeros((n, n), dtype=np.int64)
-    given_col = np.zeros((n, n), dtype=np.int64)
+    given_row = np.zeros((n, n), dtype=np.int8)
+    given_col = np.zeros((n, n), dtype=np.int8)
     given_row[rows[~empty], flat[~empty]] = 1
     given_col[cols[~empty], flat[~empty]] = 1
-    clash = (given_row[rows] + given_col[cols]).astype(np.int8)  # n^3 entries: keep them small
+    # n^3 entries: built as bytes in place (int64 temporaries took 1.2 GB on 400x400).
+    clash = given_row[rows]
+    if deadline is not None:
+        deadline.check(phase)
+    clash += given_col[cols]
     return HillModel(
         geometry,
         flat,
@@ -558,16 +572,20 @@ def hill_climb(
     model: HillModel,
     params: HillParameters | None = None,
     seed: int = 0,
-    time_limit: float | None = None,
+    time_limit: float | Deadline | None = None,
 ) -> HillResult:
-    """Climb until a solution, the time limit (wall-clock seconds) or a restart/iteration cap.
+    """Climb until a solution, the time limit (wall-clock seconds, or a Deadline) or a restart/iteration cap.
 
     The returned solution has not been checked here; callers pass it through the checker.
     """
     params = params or HillParameters()
-    deadline = Deadline(time_limit)
+    deadline = time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
     climber = _Climber(model, params, seed)
-    status, timed_out = ChunkBudget(deadline, 64, _MIN_BUDGET, _MAX_BUDGET, _CHUNK_SECONDS).run(climber.run)
+    # An iteration scores every move (2.5 million on 400x400: tens of milliseconds): the first chunk
+    # is sized by them, else 64 iterations overshot a 1 s limit by seconds before the pace was known.
+    first = max(_MIN_BUDGET, min(64, _FIRST_CHUNK_MOVES // max(model.moves, 1)))
+    clock = ChunkBudget(deadline, first, _MIN_BUDGET, _MAX_BUDGET, _CHUNK_SECONDS)
+    status, timed_out = clock.run(climber.run)
     solution = climber.grid.reshape(model.geometry.n, -1) + 1 if status == _SOLVED else None
     state = climber.state
     return HillResult(

@@ -698,7 +698,7 @@ def plots(entries: list[Entry], growth: list[Growth], args: argparse.Namespace, 
     for family in families:
         rows = sorted((e for e in entries if e.family == family), key=lambda e: e.cells)
         xs, ys, tx, ty = series(rows, "instance", "cadical", lambda e: e.cells)
-        line = ax.plot(xs, ys, "-o", label=family)
+        line = ax.plot(xs, ys, "o", label=family)
         if tx:
             ax.plot(tx, ty, "x", color=line[0].get_color(), markersize=9)
     ax.set_xscale("log")

@@ -15,12 +15,14 @@ def run() -> int:
     return code
 
 
-def _exit_if_stuck(code: int, patience: float = 2.0) -> None:
+def _exit_if_stuck(code: int, patience: float = 2.0, interrupted_patience: float = 0.3) -> None:
     """End the process with ``code`` when a thread left behind would keep it from exiting.
 
     The command has answered and stopped its work in order; a thread that still runs (a process
     pool's manager thread waiting on a pipe of killed workers) would be joined at exit, for ever.
     After ``patience`` seconds the outputs are flushed and the process ends without that join.
+    After Ctrl-C (130) a daemon thread still in native code (a CP-SAT search winding down) gets
+    ``interrupted_patience`` seconds: the interpreter must not finalise under it.
     """
     import threading
     import time
@@ -30,7 +32,12 @@ def _exit_if_stuck(code: int, patience: float = 2.0) -> None:
     for thread in threading.enumerate():
         if thread is not main_thread and not thread.daemon:
             thread.join(max(end - time.monotonic(), 0.0))
-    if all(t is main_thread or t.daemon or not t.is_alive() for t in threading.enumerate()):
+    watched = [t for t in threading.enumerate() if t is not main_thread and (code == 130 or not t.daemon)]
+    end = time.monotonic() + interrupted_patience
+    for thread in watched:
+        if thread.daemon:
+            thread.join(max(end - time.monotonic(), 0.0))
+    if not any(thread.is_alive() for thread in watched):
         return
     import os
     from contextlib import suppress

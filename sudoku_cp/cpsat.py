@@ -47,6 +47,7 @@ import os
 import signal
 import tempfile
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from enum import Enum
@@ -340,6 +341,10 @@ def new_solver(
     return solver
 
 
+#: Seconds a Ctrl-C waits for CP-SAT to stop before going on up without it.
+_STOP_GRACE = 0.3
+
+
 def run_solver(
     solver: cp_model.CpSolver,
     model: cp_model.CpModel,
@@ -348,7 +353,8 @@ def run_solver(
     """``solver.solve(model, callback)``, stopped by Ctrl-C within a fraction of a second.
 
     The search runs in a helper thread; this thread waits in short joins, so a KeyboardInterrupt
-    reaches it at once, stops the search (``stop_search``), waits for the helper and goes on up.
+    reaches it at once, stops the search (``stop_search``), waits for the helper at most
+    ``_STOP_GRACE`` seconds and goes on up (the helper, a daemon thread, ends with its search).
     """
     solver.parameters.catch_sigint_signal = False
     outcome: dict[str, Any] = {}
@@ -377,12 +383,17 @@ def run_solver(
         while not done.wait(0.05):
             pass
     except KeyboardInterrupt:
-        # A second Ctrl-C while the search winds down must not leave it running under an exiting process.
-        while True:
+        # CP-SAT may take seconds to notice stop_search on a big model (1.8-3.4 s on 225x225):
+        # wait a little, then go on up with the search still winding down in its daemon thread.
+        # The program (``sudoku_cp.__main__``) then ends with os._exit once its outputs are
+        # closed, so no search runs under an exiting interpreter.  A second Ctrl-C meanwhile is
+        # the same Ctrl-C.
+        began = time.monotonic()
+        while time.monotonic() - began < _STOP_GRACE:
             solver.stop_search()
             try:
-                done.wait()
-                break
+                if done.wait(0.05):
+                    break
             except KeyboardInterrupt:
                 continue
         raise

@@ -157,3 +157,35 @@ def test_the_wide_board_set_up_and_check_agree_with_the_kernels(side: int) -> No
         cand[rng.random(cand.shape) < rng.uniform(0.0, 0.5)] = 0
         expected = module.contradiction(cand, placed, module.tables(geometry).units)
         assert module._contradiction_wide(cand, placed, geometry) == tuple(int(x) for x in expected)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(
+    ("corpus", "argv", "wait"),
+    [(MIDDLE, ["solve", "--backend", "cpsat:alldiff"], 8.0), (BIG, ["explain"], 5.0)],
+    ids=["cpsat-alldiff-225", "explain-400"],
+)
+def test_ctrl_c_on_a_big_grid_ends_within_a_second(corpus: str, argv: list[str], wait: float) -> None:
+    # CP-SAT took 1.8-3.4 s to notice stop_search on 225x225, and the command waited for it.
+    import signal
+
+    path = shared_file(corpus)
+    environment = {**os.environ, "SUDOKU_CP_BACKGROUND_COMPILE": "0"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sudoku_cp", *argv, str(path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=environment,
+        start_new_session=True,
+    )
+    time.sleep(wait)  # well into the search (or the deduction's set-up)
+    if process.poll() is not None:
+        pytest.skip("the command ended before the Ctrl-C")
+    began = time.monotonic()
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    seconds = time.monotonic() - began
+    assert process.returncode == 130, err
+    assert err.decode().strip().endswith("interrupted")
+    assert within_limit(seconds, 1.0), f"{seconds:.2f} s"

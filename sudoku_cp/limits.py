@@ -18,6 +18,7 @@ refused with ``ModelTooLarge`` naming the estimate, instead of a MemoryError hal
 
 from __future__ import annotations
 
+import bisect
 import math
 import os
 import signal
@@ -55,7 +56,11 @@ _compile_done = 0.0
 _compile_depth = 0
 _compile_began = 0.0
 _compile_real = False  # the section under way compiles (not only loads numba's cache)
-_compile_sections: list[tuple[float, float]] = []  # (began, ended) of each finished compiling section
+# Finished compiling sections, in time order: their starts, ends, and the running total of their
+# seconds (``_compile_total[k]``: sections 0..k-1), so that a deadline's share is a bisection away.
+_compile_starts: list[float] = []
+_compile_ends: list[float] = []
+_compile_total: list[float] = [0.0]
 _first_compile_hooks: list[Callable[[], None]] = []
 _first_compile_seen = False
 _watching = False
@@ -70,8 +75,13 @@ def compile_seconds() -> float:
 
 def compile_seconds_since(began: float) -> float:
     """Seconds this process has spent compiling after the ``time.monotonic()`` reading ``began``."""
+    if not _compile_depth and len(_compile_total) == 1:
+        return 0.0  # nothing compiled yet: every deadline check of a warm run comes here
     with _compile_lock:
-        total = sum(max(0.0, ended - max(start, began)) for start, ended in _compile_sections)
+        first = bisect.bisect_right(_compile_ends, began)  # the sections that end after ``began``
+        total = _compile_total[-1] - _compile_total[first]
+        if first < len(_compile_starts):
+            total -= max(0.0, began - _compile_starts[first])  # the part of it before ``began``
         if _compile_depth and _compile_real:
             total += max(0.0, time.monotonic() - max(_compile_began, began))
         return total
@@ -107,7 +117,9 @@ def _compile_exit() -> None:
         if _compile_depth == 0 and _compile_real:
             ended = time.monotonic()
             _compile_done += ended - _compile_began
-            _compile_sections.append((_compile_began, ended))
+            _compile_starts.append(_compile_began)
+            _compile_ends.append(ended)
+            _compile_total.append(_compile_total[-1] + ended - _compile_began)
 
 
 @contextmanager

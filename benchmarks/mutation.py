@@ -90,6 +90,7 @@ TARGETS: dict[str, Target] = {
             "tests/test_deduction_proof.py",
             "tests/test_fail_closed.py",
             "tests/test_deduction_generate.py::test_sat_uniqueness_answers_agree_with_a_brute_force_count",
+            "tests/test_proof_mutation.py",
         ),
         deselect=(
             # A random 16x16 puzzle solved step by step (7 s): the 4x4 to 8x8 shapes prove the same code.
@@ -110,6 +111,7 @@ TARGETS: dict[str, Target] = {
             "tests/test_reduction_decode.py",
             "tests/test_sparse_reduction.py::test_decoded_witnesses_pass_the_checker",
             "tests/test_sparse_reduction.py::test_a_reduction_beyond_the_old_cap_is_built_sparse_and_decodes",
+            "tests/test_decode_mutation.py",
         ),
         deselect=(
             # Closures only (no decoding), and the CP-SAT twin of the pysat test (the same decoding).

@@ -6,14 +6,16 @@ The same three 9x9 puzzles as ``test_deduction_proof.py`` (unique, several solut
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 import pytest
 from test_deduction_proof import NONE, UNIQUE, _open_cell, _solution
 
+from sudoku_cp.deduction import proof as proof_module
 from sudoku_cp.deduction.proof import Candidate, ProofStatus, StepProof, StepProver
 from sudoku_cp.deduction.step import Step
-from sudoku_cp.limits import Deadline
+from sudoku_cp.limits import Deadline, TimeLimitReached
 from sudoku_cp.outcome import REASON_TIME_LIMIT
 
 
@@ -77,3 +79,27 @@ def test_candidates_and_proofs_are_frozen_slotted_and_compared_by_identity() -> 
     twin = StepProof(proof.rule, proof.status, proof.proved, proof.total, candidate, proof.solution.copy())
     assert proof == proof and proof != twin
     assert len({proof, twin}) == 2
+
+
+class _SpentOnRequest(Deadline):
+    """No limit until ``spent`` is set, then every check raises."""
+
+    spent = False
+
+    def check(self, phase: str) -> None:
+        if self.spent:
+            raise TimeLimitReached(phase)
+
+
+def test_a_deadline_passing_after_the_encoding_stops_the_solver_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    deadline = _SpentOnRequest()
+    encode = proof_module.encode_cnf
+
+    def encode_then_spend(*args: Any, **kwargs: Any) -> Any:
+        cnf = encode(*args, **kwargs)
+        deadline.spent = True
+        return cnf
+
+    monkeypatch.setattr(proof_module, "encode_cnf", encode_then_spend)
+    with pytest.raises(TimeLimitReached, match="during loading the proof solver$"):
+        StepProver(UNIQUE, deadline=deadline)

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -125,16 +124,24 @@ FIRST_JOBS: dict[str, list[str]] = {
 }
 
 
+#: Runs a command and prints its peak resident memory (KiB): a grandchild of this process, so the
+#: figure is that command's alone (RUSAGE_CHILDREN of this process is the peak of all of them).
+_MEASURED = (
+    "import resource, subprocess, sys; done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
+    "stderr=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); "
+    "sys.exit(done.returncode)"
+)
+
+
 def _child_run(argv: list[str], environment: dict[str, str]) -> tuple[float, int, int]:
     """Wall seconds, exit code and peak memory (MiB) of one run (output thrown away)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
     done = subprocess.run(
-        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment, check=False
+        [sys.executable, "-c", _MEASURED, *argv], capture_output=True, text=True, env=environment, check=False
     )
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return seconds, done.returncode, (peak if peak > before else before) // 1024
+    peak = int(done.stdout.strip() or 0) // 1024
+    return seconds, done.returncode, peak
 
 
 def first_run(repeat: int, tmp: Path, only: list[str] | None) -> list[dict[str, object]]:

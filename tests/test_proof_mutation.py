@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_deduction_proof import NONE, UNIQUE, _open_cell, _solution
+from test_deduction_proof import NO_SOLUTION, NONE, UNIQUE, _open_cell, _solution
 
 from sudoku_cp.deduction import proof as proof_module
-from sudoku_cp.deduction.proof import Candidate, ProofStatus, StepProof, StepProver
+from sudoku_cp.deduction.proof import Candidate, ProofStatus, StepNotProved, StepProof, StepProver
 from sudoku_cp.deduction.step import Step
 from sudoku_cp.limits import Deadline, TimeLimitReached
 from sudoku_cp.outcome import REASON_TIME_LIMIT
@@ -103,3 +103,21 @@ def test_a_deadline_passing_after_the_encoding_stops_the_solver_load(monkeypatch
     monkeypatch.setattr(proof_module, "encode_cnf", encode_then_spend)
     with pytest.raises(TimeLimitReached, match="during loading the proof solver$"):
         StepProver(UNIQUE, deadline=deadline)
+
+
+def test_an_unsat_confirmation_counts_one_claim() -> None:
+    """One claim, the whole puzzle's: 1 of 1 when confirmed, 0 of 1 when stopped or refuted."""
+    with StepProver(NO_SOLUTION) as prover:
+        confirmed = prover.confirm_unsat("R6C4 has no candidate left")
+        assert confirmed.status is ProofStatus.PROVED and (confirmed.proved, confirmed.total) == (1, 1)
+        prover.deadline = Deadline(0)
+        stopped = prover.confirm_unsat("R6C4 has no candidate left")
+    assert stopped.status is ProofStatus.UNKNOWN and (stopped.proved, stopped.total) == (0, 1)
+    assert stopped.reason == REASON_TIME_LIMIT and stopped.candidate is None
+    with StepProver(UNIQUE) as prover, pytest.raises(StepNotProved) as caught:
+        prover.confirm_unsat("a made-up contradiction")
+    refuted = caught.value.proof
+    assert refuted.status is ProofStatus.FAILED and (refuted.proved, refuted.total) == (0, 1)
+    assert refuted.solution is not None and np.array_equal(
+        refuted.solution.reshape(-1), _solution().reshape(-1)
+    )

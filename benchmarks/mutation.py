@@ -469,7 +469,8 @@ def main() -> None:
         total, killed = checked.tested, checked.killed
         count = f"{total}" if total == checked.made else f"{total} of {checked.made}"
         if checked.sample > 1:
-            count += f" (every {checked.sample}th)"
+            k = checked.sample
+            count += f" (every {k}{ {2: 'nd', 3: 'rd'}.get(k, 'th') })"
         where = functions if functions is not None else TARGETS[module].functions
         name = f"`{module}`" + (f" ({len(where)} functions)" if where is not None else "")
         share = f"{100 * killed / total:.0f} %" if total else "-"

@@ -114,3 +114,17 @@ def test_a_witness_needs_a_witness_variable_and_every_value() -> None:
         False,
         False,
     )  # extra values ignored
+
+
+def test_a_witness_keeps_z_as_chosen_and_splits_on_the_first_two_literals() -> None:
+    # (1 2) is encoded as (1 2 z): z's own clause, which no split variable may overwrite.
+    short = reduce_formula(Formula(2, ((1, 2),)), nonempty=True)
+    assert short.formula.clauses == ((1, 2, 3),) and short.witness_variable == 3
+    assert witness_assignment(short, [True, False], z=True) == (True, False, True)
+    # (1 2 3) is split into (1 2 y) (-y 3 z), y = 5: y is true exactly when x1 and x2 are false.
+    split = reduce_formula(Formula(3, ((1, 2, 3),)), nonempty=True)
+    assert split.formula.clauses == ((1, 2, 5), (-5, 3, 4)) and split.witness_variable == 4
+    for source in [(True, False, False), (False, True, False), (False, False, True)]:
+        witness = witness_assignment(split, source)
+        assert witness == (*source, False, not (source[0] or source[1]))
+        assert split.formula.satisfied_by(witness)

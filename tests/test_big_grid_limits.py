@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import shared_file, within_limit
+from conftest import BIG_INPUT_SLACK, shared_file, within_limit
 
 from sudoku_cp.audit import solvers
 from sudoku_cp.geometry import Geometry, geometry_for_size
@@ -96,6 +96,7 @@ MIDDLE = "big/sudoku-225-1.txt"
 
 
 @pytest.mark.slow
+@pytest.mark.timing
 @pytest.mark.timeout(600)
 def test_verify_hill_with_a_one_second_timeout_ends_on_400x400(tmp_path: Path) -> None:
     corpus = shared_file(BIG)
@@ -112,6 +113,7 @@ def test_verify_hill_with_a_one_second_timeout_ends_on_400x400(tmp_path: Path) -
 
 
 @pytest.mark.slow
+@pytest.mark.timing
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize(
     ("corpus", "argv", "after"),
@@ -130,7 +132,7 @@ def test_big_grids_answer_within_the_limit_plus_a_second(corpus: str, argv: list
     path = shared_file(corpus)
     done, seconds, peak = _measured(*argv, "--time-limit", "5", str(path))
     assert done.returncode in (0, 3), done.stdout[-500:] + done.stderr[-500:]
-    assert within_limit(seconds, 5 + 1 + after), f"{seconds:.1f} s"
+    assert within_limit(seconds, 5 + 1 + after, BIG_INPUT_SLACK), f"{seconds:.1f} s"
     assert peak < 2.5 * 2**30, f"{peak / 2**30:.1f} GiB"  # 3.3 GB before, for explain on 400x400
 
 
@@ -162,6 +164,7 @@ def test_the_wide_board_set_up_and_check_agree_with_the_kernels(side: int) -> No
 
 
 @pytest.mark.slow
+@pytest.mark.timing
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize(
     ("corpus", "argv", "wait"),

@@ -412,7 +412,8 @@ def test_program_that_cannot_run_is_an_error_when_the_solver_is_made(tmp_path: P
             AuditError, match=f"^solver command '{program} {{}}': program '{program}' {reason}$"
         ):
             ProgramSolver(f"{program} {{}}")
-    assert ProgramSolver("{} --check").name == "{} --check"  # a placeholder program is not looked up
+    with pytest.raises(AuditError, match="its first word {} is a placeholder, not a program"):
+        ProgramSolver("{} --check")  # refused before any puzzle, not run per puzzle
 
 
 def test_inf_time_limit_is_no_limit_for_every_solver() -> None:

@@ -274,9 +274,10 @@ def test_find_program_says_what_is_wrong(tmp_path: Path, name: str, reason: str)
         check_command(f"{name} -q", "solver command")
 
 
-def test_check_command_gives_the_words_and_skips_placeholders() -> None:
+def test_check_command_gives_the_words_and_refuses_a_placeholder_program() -> None:
     assert check_command("sh -c 'echo a b'") == ["sh", "-c", "echo a b"]
-    assert check_command("{solver} --fast") == ["{solver}", "--fast"]
+    with pytest.raises(CommandError, match="its first word {solver} is a placeholder, not a program"):
+        check_command("{solver} --fast")
     with pytest.raises(CommandError, match="empty command"):
         check_command("  ")
     with pytest.raises(CommandError, match="No closing quotation"):

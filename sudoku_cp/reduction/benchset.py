@@ -273,18 +273,9 @@ class _Clock:
 
 
 def _head(chunk: _Chunk) -> dict[str, Any]:
-    entry, options = chunk.entry, chunk.options
-    return {
-        "id": entry.id,
-        "family": entry.family,
-        "size": entry.size,
-        "seed": entry.seed,
-        "params": dict(entry.params),
-        "nonempty": options.nonempty,
-        "fill": options.fill,
-        "compact_encoding": options.compact,
-        "request": _request(entry, options),
-    }
+    request = _request(chunk.entry, chunk.options)
+    shown = {key: request[key] for key in ("family", "size", "seed", "params", "nonempty", "fill")}
+    return {"id": chunk.entry.id, **shown, "compact_encoding": chunk.options.compact, "request": request}
 
 
 def _build(chunk: _Chunk) -> list[dict[str, Any]]:

@@ -5,14 +5,47 @@ import sys
 
 def run() -> int:
     """The ``sudoku-cp`` program: the command line's exit code, Ctrl-C during its imports included."""
+    import signal
+
+    interrupted: list[int] = []
+
+    def during_imports(signum: int, frame: object) -> None:
+        interrupted.append(signum)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, during_imports)
     try:
         from .cli import main  # numpy and the parser load here: a Ctrl-C may land in them
-    except KeyboardInterrupt:
+    except BaseException:
+        # numpy turns a KeyboardInterrupt inside its import into an ImportError
+        if not interrupted:
+            raise
         sys.stderr.write("sudoku-cp: error: interrupted\n")  # as the command line says it, exit 130
-        return 130
+        _exit_interrupted()
     code = main()
+    if code == 130:
+        _exit_interrupted()
     _exit_if_stuck(code)
     return code
+
+
+def _exit_interrupted() -> None:
+    """End an interrupted process with exit 130, after the exit handlers and with its outputs flushed.
+
+    CPython remembers a KeyboardInterrupt that escaped an ``exec`` of a string (dataclasses and
+    namedtuple make their methods that way while modules load) even when it is caught later, and
+    then ends the process by SIGINT instead of the exit code: so the process ends here itself.
+    """
+    import atexit
+    import os
+    from contextlib import suppress
+
+    with suppress(BaseException):
+        atexit._run_exitfuncs()  # temporary files, pools: what a normal exit would clean up
+    for stream in (sys.stdout, sys.stderr):
+        with suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(130)
 
 
 def _exit_if_stuck(code: int, patience: float = 2.0, interrupted_patience: float = 0.3) -> None:

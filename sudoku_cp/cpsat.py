@@ -59,7 +59,7 @@ from ortools.sat.python import cp_model
 from .errors import SudokuCpError
 from .geometry import Geometry
 from .grid import Grid
-from .limits import Deadline, TimeLimitReached, check_memory
+from .limits import Deadline, Sigint, TimeLimitReached, check_memory
 from .propagation import candidates
 
 __all__ = [
@@ -381,7 +381,7 @@ def run_solver(
         if main:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         while not done.wait(0.05):
-            pass
+            Sigint.check()  # a Ctrl-C whose exception OR-tools swallowed while it loaded
     except KeyboardInterrupt:
         # CP-SAT may take seconds to notice stop_search on a big model (1.8-3.4 s on 225x225):
         # wait a little, then go on up with the search still winding down in its daemon thread.

@@ -44,6 +44,7 @@ __all__ = [
     "format_bytes",
     "memory_budget",
     "process_started",
+    "Sigint",
     "sigint_held",
     "solve_limited",
     "watch_compilation",
@@ -320,6 +321,26 @@ def check_memory(what: str, estimate: int, alternative: str = "") -> None:
             f"{what} would need about {format_bytes(estimate)} of memory, "
             f"more than the {format_bytes(budget)} available{hint}"
         )
+
+
+class Sigint:
+    """Ctrl-C seen by ``sudoku-cp``'s handler.  A C extension may swallow the KeyboardInterrupt the
+    handler raises (while OR-tools loads or builds a model, say), so batch loops and the waits on
+    a solver thread also check the flag."""
+
+    received = False
+
+    @classmethod
+    def handle(cls, signum: int, frame: object) -> None:
+        """The SIGINT handler: remember, then interrupt."""
+        cls.received = True
+        raise KeyboardInterrupt
+
+    @classmethod
+    def check(cls) -> None:
+        """Raise KeyboardInterrupt if Ctrl-C came and its exception was lost on the way."""
+        if cls.received:
+            raise KeyboardInterrupt
 
 
 @contextmanager

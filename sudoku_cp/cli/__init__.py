@@ -22,7 +22,7 @@ from types import ModuleType
 
 from ..errors import SudokuCpError, is_interrupt
 from ..formats import SYMBOLS
-from ..limits import on_first_compile, process_started
+from ..limits import Sigint, on_first_compile, process_started
 from . import common
 from .common import EXIT_BAD_INPUT, EXIT_CODES_HELP, CliError, worst_exit
 
@@ -106,10 +106,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``sudoku-cp`` with ``argv`` (default: the process arguments) and return the exit code."""
     started = process_started() if argv is None else time.monotonic()  # where a time limit counts from
     arguments = list(sys.argv[1:] if argv is None else argv)
-    if argv is None:
-        signal.signal(signal.SIGINT, common.Sigint.handle)
-        on_first_compile(_first_compile)  # a first run after an install: say so, warm the rest up
-    try:
+    try:  # a Ctrl-C may come while the handler is being installed
+        if argv is None:
+            signal.signal(signal.SIGINT, Sigint.handle)
+            on_first_compile(_first_compile)  # a first run after an install: say so, warm the rest up
         if not arguments:
             return _command("example").run()  # type: ignore[no-any-return]
         parser = build_parser(arguments[0] if arguments[0] in _COMMANDS else None)
@@ -137,7 +137,7 @@ def _first_compile() -> None:
 
 def _exit_code(problem: BaseException, *, entry: bool) -> int:
     """The one line and exit code for what stopped a command; anything else is a bug and goes on up."""
-    if is_interrupt(problem) or (common.Sigint.received and isinstance(problem, Exception)):
+    if is_interrupt(problem) or (Sigint.received and isinstance(problem, Exception)):
         if entry:  # the process itself: a second Ctrl-C must not break the orderly exit
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         common.error("interrupted")

@@ -29,6 +29,7 @@ from ..formats import (
 )
 from ..geometry import parse_box
 from ..grid import Grid
+from ..limits import Sigint
 from ..outcome import Status
 from ..verify import given_conflict
 
@@ -83,7 +84,6 @@ __all__ = [
     "progress",
     "read_argument",
     "seconds",
-    "Sigint",
     "short_error",
     "where",
     "worst_exit",
@@ -464,25 +464,6 @@ def progress(
         yield bar
     finally:
         bar.close()
-
-
-class Sigint:
-    """Ctrl-C seen by ``sudoku-cp``'s handler.  A C extension may swallow the KeyboardInterrupt the
-    handler raises (while OR-tools builds a model, say), so batch loops also check the flag."""
-
-    received = False
-
-    @classmethod
-    def handle(cls, signum: int, frame: object) -> None:
-        """The SIGINT handler: remember, then interrupt."""
-        cls.received = True
-        raise KeyboardInterrupt
-
-    @classmethod
-    def check(cls) -> None:
-        """Raise KeyboardInterrupt if Ctrl-C came and its exception was lost on the way."""
-        if cls.received:
-            raise KeyboardInterrupt
 
 
 def print_line(bar: Any, line: str) -> None:

@@ -8,6 +8,7 @@ import functools
 from collections.abc import Iterator
 from typing import Any
 
+from ..limits import Sigint
 from . import common
 from .common import CliError
 from .results_file import BatchOutput, add_results_file_options, digest_texts, run_identity
@@ -192,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
             resumed=resumed,
             certify=certify,
             on_failure=found,
-            on_case=lambda _: common.Sigint.check(),
+            on_case=lambda _: Sigint.check(),
         )
         write(json_dumps({"summary": report.summary()}) if args.json else report.text())
     return report.exit_code

@@ -218,3 +218,46 @@ def test_the_nishio_cnf_calls_pysat_card_once_per_width(monkeypatch: pytest.Monk
     assert len(calls) == len(set(calls)) <= 25
     cnf_module._equals_template.cache_clear()
     card_template.cache_clear()
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_sigint_at_any_moment_of_start_up_exits_130() -> None:
+    """A sweep over the start-up: each moment a Ctrl-C can land (imports, the handler's installation,
+    OR-tools loading, the first CP-SAT wait) ends in exit 130 within a second.
+
+    Bytecode is not written, so the imports are as slow as on a fresh clone.  A Ctrl-C before any
+    of sudoku_cp's code runs (Python's own start-up) is Python's to report and is let through.
+    """
+    environment = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    for step in range(14):
+        wait = 0.06 + 0.03 * step
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "sudoku_cp",
+                "count",
+                "--backend",
+                "cpsat",
+                "--limit",
+                "1000000000",
+                EMPTY_9X9,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+            env=environment,
+        )
+        time.sleep(wait)
+        os.killpg(process.pid, signal.SIGINT)
+        began = time.monotonic()
+        _, err = process.communicate(timeout=20)
+        took = time.monotonic() - began
+        if "Traceback" in err and "sudoku_cp" not in err:
+            continue  # interrupted inside Python's start-up, before sudoku_cp
+        assert process.returncode == 130, f"Ctrl-C after {wait:.2f} s: {err[-1500:]}"
+        assert "Traceback" not in err, err[-1500:]
+        assert took < 5.0, f"Ctrl-C after {wait:.2f} s took {took:.1f} s to end the command"

@@ -1,7 +1,6 @@
 """Big grids with the default command, whole process: every file of ../shared/data/big solved and checked.
 
     .venv/bin/python benchmarks/big_grids.py [--time-limit 120] [--only 64-1 225-1]
-    .venv/bin/python benchmarks/big_grids.py --research [--only 64-1] [--cpu 60] [--configs NAME ...]
 
 Default mode, for each file (smallest first), one process at a time:
 
@@ -15,9 +14,8 @@ Default mode, for each file (smallest first), one process at a time:
 Results: a Markdown table (the one in benchmarks/README.md, section "Big grids") and
 ``benchmarks/results/big_grids.json``, with the machine and its load average.
 
-``--research``: the model and solver configurations of ``big_grids_research.CONFIGS`` on the hard
-grids, one child process each under a CPU-time limit (``--cpu``), appended to
-``benchmarks/results/big_grids_research.json``; every answer decoded and checked.
+The research on the hard grids (model and solver configurations, a matching propagator inside
+CaDiCaL) is in ``research/`` with its findings.
 """
 
 from __future__ import annotations
@@ -33,7 +31,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from big_grids_research import Config, run_config
 from common import ROOT, SHARED, load_average, machine
 
 from sudoku_cp.formats import parse_grid
@@ -41,43 +38,6 @@ from sudoku_cp.verify import valid_solutions_mask
 
 BIG = SHARED / "big"
 RESULTS = ROOT / "benchmarks" / "results"
-
-#: The configurations of the research table (benchmarks/README.md, "Big grids"): one model change
-#: or solver change at a time against the library's model (singles, extended over open candidates,
-#: pairwise, cell-major numbering) on CaDiCaL; random numberings (seed > 0) sample each one's spread.
-STABLE_PHASE0 = 'pysat:cadical195 {"stabilizeonly": 1, "phase": 0}'
-CONFIGS = [
-    Config("cadical program", solver="cadical -q"),
-    Config("cadical program, random numbering", solver="cadical -q", order="random", seed=1),
-    Config("cadical program, triads", solver="cadical -q", triads=True),
-    Config("cadical program, locked", solver="cadical -q", locked=True),
-    Config("cadical program, locked, triads", solver="cadical -q", locked=True, triads=True),
-    Config("cadical program, phase false", solver="cadical -q --phase=0"),
-    Config("cadical program --sat", solver="cadical -q --sat"),
-    Config("cadical program --unsat", solver="cadical -q --unsat"),
-    Config("cadical program, sequential amo", solver="cadical -q", amo="seq"),
-    Config("cadical program, product amo", solver="cadical -q", amo="product"),
-    Config("cadical program, bimander amo", solver="cadical -q", amo="bimander"),
-    Config(
-        "cadical program, triads + minirow cardinality", solver="cadical -q", triads=True, card="seqcounter"
-    ),
-    Config("cryptominisat5", solver="cryptominisat5 --verb 0"),
-    Config("pysat:glucose4", solver="pysat:glucose4"),
-    Config("pysat:maplechrono", solver="pysat:maplechrono"),
-    Config("pysat:minisat22", solver="pysat:minisat22"),
-    Config("pysat:cadical195", solver="pysat:cadical195"),
-    Config("pysat:cadical195, phase false", solver='pysat:cadical195 {"phase": 0}'),
-    Config(
-        "pysat:cadical195 sat config",
-        solver='pysat:cadical195 {"elimreleff": 10, "stabilizeonly": 1, "subsumereleff": 60}',
-    ),
-    Config("pysat:cadical195, stable only, phase false (default)", solver=STABLE_PHASE0),
-    Config("same, triads", solver=STABLE_PHASE0, triads=True),
-    Config("same, locked", solver=STABLE_PHASE0, locked=True),
-    Config("same, digit-major numbering", solver=STABLE_PHASE0, order="digit"),
-    Config("same, fewest candidates numbered first", solver=STABLE_PHASE0, order="mrv"),
-    Config("same, fewest candidates numbered last", solver=STABLE_PHASE0, order="mrv_rev"),
-]
 
 
 def _timed(argv: list[str]) -> tuple[subprocess.CompletedProcess[str], dict[str, float]]:
@@ -169,30 +129,13 @@ def default_mode(args: argparse.Namespace) -> None:
     (RESULTS / "big_grids.json").write_text(json.dumps(result, indent=1) + "\n")
 
 
-def research_mode(args: argparse.Namespace) -> None:
-    chosen = [c for c in CONFIGS if not args.configs or c.name in args.configs]
-    out = RESULTS / "big_grids_research.json"
-    done: dict[str, Any] = {"machine": machine(), "runs": []}
-    if out.exists():
-        done = json.loads(out.read_text())
-    for path in _files(args.only or ["64-1"]):
-        for config in chosen:
-            record = run_config(path, config, args.cpu)
-            print(json.dumps(record), flush=True)
-            done.setdefault("runs", []).append(record)
-            out.write_text(json.dumps(done, indent=1) + "\n")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--time-limit", type=float, default=120.0, help="solve's --time-limit (seconds)")
     parser.add_argument("--only", nargs="*", help="file name endings, e.g. 64-1 225-1")
-    parser.add_argument("--research", action="store_true", help="the configuration table instead")
-    parser.add_argument("--cpu", type=float, default=60.0, help="CPU seconds per research run")
-    parser.add_argument("--configs", nargs="*", help="research configurations by name (default: all)")
     args = parser.parse_args()
     print(f"machine: {machine()}; load {load_average()}; cores available {len(os.sched_getaffinity(0))}")
-    research_mode(args) if args.research else default_mode(args)
+    default_mode(args)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,7 @@
-"""The research matching (Hall) propagator of benchmarks/hall_propagator.py answers as CaDiCaL alone.
+"""The research matching (Hall) propagator of research/hall_propagator.py answers as CaDiCaL alone.
+
+Research, not the product: not collected by the project's test run; run it with
+``.venv/bin/pytest -p no:cacheprovider research/test_hall_propagator.py -m slow -n 0``.
 
 Its clauses (Hall conflicts, Régin removals with their reasons) must be implied by the puzzle
 whatever the solver's state: on 16x16 puzzles with many holes, some with a wrong given (often
@@ -19,7 +22,7 @@ from sudoku_cp.cnf.sudoku import encode_cnf
 from sudoku_cp.geometry import geometry_for_size
 from sudoku_cp.grid import Grid
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 

@@ -1,4 +1,8 @@
-"""The CNF variants tried on the hard big grids, and how each is run (``big_grids.py --research``).
+"""The CNF variants tried on the hard big grids, and how each is run.
+
+    .venv/bin/python research/big_grids_research.py [--only 64-1] [--cpu 60] [--configs NAME ...]
+
+Appends to ``research/results/big_grids_research.json``; the findings are in ``research/README.md``.
 
 A configuration is a model and a solver:
 
@@ -21,6 +25,7 @@ figure), and every model it answers is decoded and checked as a grid.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import resource
@@ -40,7 +45,12 @@ from sudoku_cp.grid import Grid
 from sudoku_cp.propagation import propagate_batch
 from sudoku_cp.verify import valid_solutions_mask
 
-__all__ = ["Config", "Model", "run_config"]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from common import SHARED, machine  # noqa: E402  (the benchmarks' helpers)
+
+__all__ = ["CONFIGS", "Config", "Model", "run_config"]
+
+RESULTS = Path(__file__).resolve().parent / "results"
 
 PYSAT_RUNNER = """
 import json, sys
@@ -320,3 +330,71 @@ def run_config(path: Path, config: Config, cpu_seconds: float) -> dict[str, Any]
             if line.startswith("c stats"):
                 record["conflicts"] = json.loads(line[len("c stats") :]).get("conflicts")
     return record
+
+
+#: The configurations of the research table (benchmarks/README.md, "Big grids"): one model change
+#: or solver change at a time against the library's model (singles, extended over open candidates,
+#: pairwise, cell-major numbering) on CaDiCaL; random numberings (seed > 0) sample each one's spread.
+STABLE_PHASE0 = 'pysat:cadical195 {"stabilizeonly": 1, "phase": 0}'
+CONFIGS = [
+    Config("cadical program", solver="cadical -q"),
+    Config("cadical program, random numbering", solver="cadical -q", order="random", seed=1),
+    Config("cadical program, triads", solver="cadical -q", triads=True),
+    Config("cadical program, locked", solver="cadical -q", locked=True),
+    Config("cadical program, locked, triads", solver="cadical -q", locked=True, triads=True),
+    Config("cadical program, phase false", solver="cadical -q --phase=0"),
+    Config("cadical program --sat", solver="cadical -q --sat"),
+    Config("cadical program --unsat", solver="cadical -q --unsat"),
+    Config("cadical program, sequential amo", solver="cadical -q", amo="seq"),
+    Config("cadical program, product amo", solver="cadical -q", amo="product"),
+    Config("cadical program, bimander amo", solver="cadical -q", amo="bimander"),
+    Config(
+        "cadical program, triads + minirow cardinality", solver="cadical -q", triads=True, card="seqcounter"
+    ),
+    Config("cryptominisat5", solver="cryptominisat5 --verb 0"),
+    Config("pysat:glucose4", solver="pysat:glucose4"),
+    Config("pysat:maplechrono", solver="pysat:maplechrono"),
+    Config("pysat:minisat22", solver="pysat:minisat22"),
+    Config("pysat:cadical195", solver="pysat:cadical195"),
+    Config("pysat:cadical195, phase false", solver='pysat:cadical195 {"phase": 0}'),
+    Config(
+        "pysat:cadical195 sat config",
+        solver='pysat:cadical195 {"elimreleff": 10, "stabilizeonly": 1, "subsumereleff": 60}',
+    ),
+    Config("pysat:cadical195, stable only, phase false (default)", solver=STABLE_PHASE0),
+    Config("same, triads", solver=STABLE_PHASE0, triads=True),
+    Config("same, locked", solver=STABLE_PHASE0, locked=True),
+    Config("same, digit-major numbering", solver=STABLE_PHASE0, order="digit"),
+    Config("same, fewest candidates numbered first", solver=STABLE_PHASE0, order="mrv"),
+    Config("same, fewest candidates numbered last", solver=STABLE_PHASE0, order="mrv_rev"),
+]
+
+
+def _files(only: list[str]) -> list[Path]:
+    return [SHARED / "big" / f"sudoku-{name}.txt" for name in only]
+
+
+def research_mode(args: argparse.Namespace) -> None:
+    chosen = [c for c in CONFIGS if not args.configs or c.name in args.configs]
+    out = RESULTS / "big_grids_research.json"
+    done: dict[str, Any] = {"machine": machine(), "runs": []}
+    if out.exists():
+        done = json.loads(out.read_text())
+    for path in _files(args.only or ["64-1"]):
+        for config in chosen:
+            record = run_config(path, config, args.cpu)
+            print(json.dumps(record), flush=True)
+            done.setdefault("runs", []).append(record)
+            out.write_text(json.dumps(done, indent=1) + "\n")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--only", nargs="*", help="file name endings, e.g. 64-1 225-1 (default 64-1)")
+    parser.add_argument("--cpu", type=float, default=60.0, help="CPU seconds per run")
+    parser.add_argument("--configs", nargs="*", help="configurations by name (default: all)")
+    research_mode(parser.parse_args())
+
+
+if __name__ == "__main__":
+    main()

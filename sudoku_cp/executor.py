@@ -42,6 +42,7 @@ __all__ = [
     "Work",
     "local_workers",
     "run_ordered",
+    "stop_pool",
     "worker_wait",
 ]
 
@@ -277,6 +278,12 @@ def _run_local(work: Work[C, R], chunks: Iterable[C], executor: Executor) -> Gen
             suspects[:0] = sorted(broken, key=lambda item: item[0])
     finally:
         _stop(pool)
+
+
+def stop_pool(pool: Any) -> None:
+    """Stop a ``concurrent.futures`` process pool now, its workers killed (see ``_stop``): for
+    callers that keep one pool of their own across many batches (``fuzz``)."""
+    _stop(pool)
 
 
 def _stop(pool: Any) -> None:

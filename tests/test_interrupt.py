@@ -159,30 +159,31 @@ def test_ctrl_c_still_interrupts_python_after_a_cpsat_solve() -> None:
         time.sleep(2)
 
 
-@pytest.mark.parametrize("wait", [0.3, 0.6, 0.9])
-def test_sigint_during_start_up_and_imports_is_still_interrupted(wait: float) -> None:
-    """Ctrl-C while OR-tools loads used to surface as 'ImportError: initialization failed', exit 1."""
+def _interrupted_count(wait: float, environment: dict[str, str] | None = None) -> tuple[int, str, float]:
+    """``count --backend cpsat`` on the empty grid (never ends by itself), Ctrl-C after ``wait``
+    seconds: its exit code, standard error and the seconds it took to end after the Ctrl-C."""
+    command = [sys.executable, "-m", "sudoku_cp", "count", "--backend", "cpsat", "--limit", "1000000000"]
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "sudoku_cp",
-            "count",
-            "--backend",
-            "cpsat",
-            "--limit",
-            "1000000000",
-            EMPTY_9X9,
-        ],
+        [*command, EMPTY_9X9],
+        stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        env=environment,
     )
     time.sleep(wait)
     os.killpg(process.pid, signal.SIGINT)
+    began = time.monotonic()
     _, err = process.communicate(timeout=20)
-    assert process.returncode == 130, err[-2000:]
+    return process.returncode, err, time.monotonic() - began
+
+
+@pytest.mark.parametrize("wait", [0.3, 0.6, 0.9])
+def test_sigint_during_start_up_and_imports_is_still_interrupted(wait: float) -> None:
+    """Ctrl-C while OR-tools loads used to surface as 'ImportError: initialization failed', exit 1."""
+    code, err, _ = _interrupted_count(wait)
+    assert code == 130, err[-2000:]
     assert err.strip().endswith("interrupted") and "Traceback" not in err, err[-2000:]
 
 
@@ -232,32 +233,9 @@ def test_sigint_at_any_moment_of_start_up_exits_130() -> None:
     environment = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     for step in range(14):
         wait = 0.06 + 0.03 * step
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "sudoku_cp",
-                "count",
-                "--backend",
-                "cpsat",
-                "--limit",
-                "1000000000",
-                EMPTY_9X9,
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-            env=environment,
-        )
-        time.sleep(wait)
-        os.killpg(process.pid, signal.SIGINT)
-        began = time.monotonic()
-        _, err = process.communicate(timeout=20)
-        took = time.monotonic() - began
+        code, err, took = _interrupted_count(wait, environment)
         if "Traceback" in err and "sudoku_cp" not in err:
             continue  # interrupted inside Python's start-up, before sudoku_cp
-        assert process.returncode == 130, f"Ctrl-C after {wait:.2f} s: {err[-1500:]}"
+        assert code == 130, f"Ctrl-C after {wait:.2f} s: {err[-1500:]}"
         assert "Traceback" not in err, err[-1500:]
         assert took < 5.0, f"Ctrl-C after {wait:.2f} s took {took:.1f} s to end the command"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -49,12 +50,18 @@ candidates: bilocation solid, bivalue dashed) and of the candidates of a stuck p
 ('puzzle<k>-stuck.svg').  --check proves every step by SAT as it is taken (the puzzle with the
 eliminated candidate, or without the placed digit, has no solution).
 
+--html FILE writes one page that steps through the explanation (buttons, or the left and
+right arrows, Home and End): the picture of each step, its rule, weight and what it did.  The
+page is self-contained (inline SVG, style and script; it fetches nothing) and needs a browser
+from 2023 or later.  It takes one puzzle: a batch of several is refused (pick one line).
+
 {RULES_TABLE}
 
 examples:
   sudoku-cp explain puzzle.txt
   sudoku-cp explain puzzle.txt --json --svg steps/
   sudoku-cp explain puzzle.txt --rules singles,locked,matching,nishio
+  sudoku-cp explain puzzle.txt --html steps.html
   sudoku-cp explain big16.txt --box 4x4 --check
 
 exit codes:
@@ -92,6 +99,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     add_results_file_options(parser)
     common.add_executor_options(parser, "explaining")
     parser.add_argument("--svg", metavar="DIR", help="write a picture of every step that is not a single")
+    parser.add_argument("--html", metavar="FILE", help="write a page that steps through the explanation")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal's stderr")
     parser.set_defaults(run=run)
 
@@ -105,7 +113,11 @@ def run(args: argparse.Namespace) -> int:
     if args.svg:  # refused before any puzzle is explained, not after
         common.output_directory(args.svg, "--svg")
     clock = Deadline(args.time_limit, began=getattr(args, "started", None))
+    if args.html:  # refused before any puzzle is explained, not after
+        _html_file(args.html)
     items, name = common.load_puzzles(args)
+    if args.html and len(items) != 1:
+        raise CliError(f"--html shows one puzzle; the input holds {len(items)} (pick one line of it)")
     identity = run_identity(args, digest_items(items), leave_out={"puzzle"})
     output = BatchOutput(args.output_file, args.resume, args.json, identity)
     rules = common.chosen_rules(args)
@@ -162,5 +174,29 @@ def _write_all(
             write(f"{where}: {result.headline()}" + (f"\n{body}" if body else "") + "\n")
         if args.svg and result.deduction is not None and result.puzzle is not None:
             write_pictures(args.svg, result.index, result.puzzle, result.deduction)
+        if args.html:
+            _write_page(args.html, result)
         if bar is not None:
             bar.update()
+
+
+def _html_file(path: str) -> None:
+    """Refuse a --html FILE that cannot be written (no folder, a folder, no permission)."""
+    existed = os.path.lexists(path)
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as error:
+        raise CliError(f"--html: cannot write {path!r}: {error.strerror or error}") from None
+    if not existed:  # made only to try: the page comes once the puzzle is explained
+        os.remove(path)
+
+
+def _write_page(path: str, result: Explained) -> None:
+    """The --html page of one explained puzzle (a note instead when it has no steps to show)."""
+    from ..deduction.html import write_explanation_html
+
+    if result.deduction is None or result.puzzle is None:
+        common.notice(f"--html: no page written: {result.headline()}")
+        return
+    write_explanation_html(path, result.puzzle, result.deduction, headline=result.headline())

@@ -21,13 +21,15 @@ from ..audit import (
     read_answer_lines,
 )
 from ..audit.certified import TruthCertifier, pending_puzzles
+from ..audit.steplog import StepLogError, read_step_logs
+from ..audit.steps import StepsResult, StepVerdict, check_step_logs
 from ..audit.truth import EXTENDED, choose_truth, truth_path
 from ..backends.base import BackendError
 from ..backends.registry import make_backend
 from ..formats import PuzzleItem, json_dumps
 from . import common
 from .common import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNKNOWN, EXIT_WRONG, CliError
-from .results_file import BatchOutput, add_results_file_options, digest_items, run_identity
+from .results_file import BatchOutput, add_results_file_options, digest_items, digest_texts, run_identity
 
 __all__ = ["add_parser", "run"]
 
@@ -38,6 +40,24 @@ _VERDICT_EXIT = {
     Verdict.CRASH: EXIT_UNKNOWN,
     Verdict.UNKNOWN: EXIT_UNKNOWN,
     Verdict.CORRECT: EXIT_OK,
+}
+_STEPS_EXIT = {
+    StepVerdict.SOUND: EXIT_OK,
+    StepVerdict.UNSOUND: EXIT_WRONG,
+    StepVerdict.INCONSISTENT: EXIT_WRONG,
+    StepVerdict.UNKNOWN: EXIT_UNKNOWN,
+    StepVerdict.INVALID: EXIT_BAD_INPUT,
+}
+#: Options of the solver runs that a step log has no use for.
+_NOT_FOR_STEPS = {
+    "runs": ("--runs", 1),
+    "unique": ("--unique", False),
+    "in_process": ("--in-process", False),
+    "truth": ("--truth", None),
+    "workers": ("--workers", 1),
+    "jobs": ("--jobs", 1),
+    "cluster": ("--cluster", None),
+    "certify": ("--certify", None),
 }
 _COLUMNS = ("runs", "solved", "success", "median s", "mean s", "max s", "timeouts", "crashes", "unknown")
 _LISTED_WRONG = 20  # wrong runs named per solver under the table (all of them are in --json)
@@ -148,7 +168,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         VERIFY_HELP,
         exit_codes=False,
     )
-    common.add_puzzle_argument(parser, "CORPUS")
+    parser.add_argument(  # optional only for --steps, whose log may name its own puzzles
+        "puzzle", metavar="CORPUS", nargs="?", help="a puzzle file, '-' for stdin, or the puzzle itself"
+    )
     solvers = parser.add_argument_group("solvers (at least one; each option repeatable)")
     solvers.add_argument("--backend", action="append", default=[], metavar="NAME", help="a backend by name")
     solvers.add_argument(
@@ -156,6 +178,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     solvers.add_argument(
         "--answers", action="append", default=[], metavar="FILE", help="a file of answers, one per puzzle"
+    )
+    solvers.add_argument(
+        "--steps",
+        metavar="FILE",
+        help="instead of solvers: check a deduction engine's step log (see 'step logs' above)",
     )
     runs = parser.add_argument_group("runs")
     runs.add_argument(
@@ -311,6 +338,10 @@ def _exit_code(tallies: Iterable[SolverTally]) -> int:
 def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp verify``; return the exit code."""
     BatchOutput.check(args.output_file, args.resume, args.json)
+    if args.steps is not None:
+        return run_steps(args)
+    if args.puzzle is None:
+        raise CliError("name the CORPUS to verify on (or a step log with --steps FILE)")
     if args.puzzle == "-" and "-" in args.answers:
         raise CliError("the corpus and --answers cannot both be standard input")
     items, _ = common.load_puzzles(args)
@@ -416,3 +447,62 @@ def _report(
             f"{failed} ({certifier.certificate_seconds:.3f} s)"
         )
     return code
+
+
+def run_steps(args: argparse.Namespace) -> int:
+    """``verify --steps FILE``: a deduction engine's step log checked claim by claim against the
+    puzzles' solutions (``audit.steps``); return the exit code."""
+    if args.backend or args.solver_cmd or args.answers:
+        raise CliError("--steps checks a step log: it takes no --backend, --solver-cmd or --answers")
+    for key, (option, default) in _NOT_FOR_STEPS.items():
+        if getattr(args, key, default) != default:
+            raise CliError(f"--steps checks a step log in this process: {option} does not apply")
+    text, name = common.read_argument(args.steps, literal=False)
+    items = common.load_puzzles(args)[0] if args.puzzle is not None else None
+    try:
+        logs, headers = read_step_logs(text, corpus=items, box=args.box)
+    except StepLogError as error:
+        raise CliError(f"{name}: {error}") from None
+    digest = digest_items(items) if items is not None else None
+    for line, header in headers:  # a log written with -o names the input it was made from
+        if digest is not None and header.get("input") not in (None, digest):
+            raise CliError(f"{name}: line {line}: the log was made from another input than {args.puzzle}")
+    identity = run_identity(args, digest_texts([text, digest or ""]), leave_out={"puzzle", "steps"})
+    output = BatchOutput(args.output_file, args.resume, args.json, identity)
+    counts = {verdict: 0 for verdict in StepVerdict}
+    calls, seconds = 0, 0.0
+    for obj in output.answered():
+        if "verdict" in obj:
+            counts[StepVerdict(obj["verdict"])] += 1
+    results = check_step_logs((log for log in logs if log.index not in output.done), time_limit=args.timeout)
+    enabled = False if args.no_progress else None
+    with output.writing(results, len(logs) - len(output.done), "checking steps", enabled=enabled) as (
+        write,
+        bar,
+    ):
+        for result in results:
+            counts[result.verdict] += 1
+            calls += result.sat_calls
+            seconds += result.seconds
+            if args.json or result.verdict is not StepVerdict.SOUND:
+                write(json_dumps(result.to_json()) if args.json else _steps_line(result, name))
+            if bar is not None:
+                bar.update()
+        code = common.worst_exit(_STEPS_EXIT[verdict] for verdict, count in counts.items() if count)
+        tally = ", ".join(f"{count} {verdict.value}" for verdict, count in counts.items() if count)
+        if args.json:
+            summary: dict[str, object] = {"puzzles": sum(counts.values())}
+            summary.update({verdict.value: count for verdict, count in counts.items()})
+            summary.update(sat_calls=calls, seconds=round(seconds, 6), exit_code=code)
+            write(json_dumps({"summary": summary}))
+        else:
+            write(
+                f"verify --steps: {_plural(sum(counts.values()), 'puzzle')}: {tally or 'none'}; "
+                f"{_plural(calls, 'SAT call')}, {seconds:.3f} s"
+            )
+    return code
+
+
+def _steps_line(result: StepsResult, name: str | None) -> str:
+    """The line for a log that is not sound, naming the log file."""
+    return common.where(name, result.text())

@@ -1,0 +1,257 @@
+"""Step logs: what a deduction engine claims, puzzle by puzzle and step by step, read from JSON Lines.
+
+A log file holds one JSON object per line (blank lines are skipped); every row, column and digit
+is 1-based.  Three kinds of line:
+
+* a **puzzle line** starts a puzzle's log: ``{"puzzle": "4.....8.5...", "box": "3x3"}`` (any
+  one-puzzle text the house reads; ``box`` "PxQ" where the side alone is ambiguous, else the
+  reader's default box).  It may carry the puzzle's ``steps`` inline (a list of step objects)
+  and ``candidates``: the candidates after those steps;
+* a **step line** adds one step to the puzzle above it: ``{"rule": "x-wing", "placements":
+  [[r, c, d], ...], "eliminations": [[r, c, d], ...], "candidates": [[[d, ...], ...], ...]}``
+  (every key optional; ``candidates``: the candidates before the step, per row, per cell, the
+  digits left; a filled cell lists its digit or nothing);
+* an **explain line**, what ``sudoku-cp explain --json`` writes: ``steps`` and ``index`` (0-based)
+  but no ``puzzle``: the puzzle is item ``index`` of the corpus explain read, which the caller
+  passes in (its ``line`` must match); ``candidates`` (a stuck puzzle's) are those after the last
+  step.  Other keys (``cells``, ``units``, ``links``, ``rating`` ...) are ignored.
+
+A results file's header line (``{"sudoku_cp_results": 1, ...}``, what ``-o FILE`` writes first)
+is returned apart, so that the caller can compare its input digest with the corpus.
+
+Inside everything is 0-based: cell = r * n + c, digit 0..n-1.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..errors import SudokuCpError, excerpt
+from ..formats import ParseError, PuzzleItem, parse_grid
+from ..geometry import GeometryError, parse_box
+from ..grid import Grid
+
+__all__ = ["CandidateCheck", "LoggedStep", "StepLog", "StepLogError", "read_step_logs"]
+
+#: The key of a results file's header line (``cli.results_file.HEADER_KEY``; the CLI sits above).
+RESULTS_HEADER = "sudoku_cp_results"
+_STEP_KEYS = ("placements", "eliminations", "candidates")
+
+
+class StepLogError(SudokuCpError, ValueError):
+    """A log line that is not JSON, not a puzzle or a step, or claims a cell or digit off the grid."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class LoggedStep:
+    """One claimed step: (k, 2) int64 arrays of (cell, digit), 0-based; ``line``: where it was read."""
+
+    line: int
+    rule: str
+    placements: np.ndarray
+    eliminations: np.ndarray
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CandidateCheck:
+    """Candidates the engine says are left after ``position`` steps (0: before the first one)."""
+
+    position: int
+    line: int
+    candidates: np.ndarray  # (n*n, n) bool
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class StepLog:
+    """One puzzle's log: the puzzle (None when its corpus line is unreadable, ``error`` says why),
+    its steps in order and the candidate lists it states between them."""
+
+    index: int
+    line: int
+    puzzle: Grid | None
+    steps: tuple[LoggedStep, ...] = ()
+    checks: tuple[CandidateCheck, ...] = ()
+    error: str | None = None
+
+    @property
+    def claims(self) -> int:
+        """Placements plus eliminations claimed."""
+        return sum(len(step.placements) + len(step.eliminations) for step in self.steps)
+
+
+@dataclass(slots=True)
+class _Building:
+    index: int
+    line: int
+    puzzle: Grid | None
+    error: str | None = None
+    steps: list[LoggedStep] = field(default_factory=list)
+    checks: list[CandidateCheck] = field(default_factory=list)
+
+    def done(self) -> StepLog:
+        return StepLog(self.index, self.line, self.puzzle, tuple(self.steps), tuple(self.checks), self.error)
+
+
+def read_step_logs(
+    text: str,
+    *,
+    corpus: Sequence[PuzzleItem] | None = None,
+    box: tuple[int, int] | None = None,
+) -> tuple[list[StepLog], list[tuple[int, dict[str, Any]]]]:
+    """The puzzles' logs of a JSON Lines text, in order, and the results-file header lines
+    (line, object) it holds.  ``corpus``: the puzzles explain lines point at; ``box``: the
+    box shape of puzzle lines that name none.  The first bad line raises ``StepLogError``."""
+    logs: list[StepLog] = []
+    headers: list[tuple[int, dict[str, Any]]] = []
+    current: _Building | None = None
+    for number, raw in enumerate(text.splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except ValueError as problem:  # json.JSONDecodeError, and a number too long to convert
+            raise StepLogError(number, f"not JSON: {excerpt(str(problem), 120, quote=False)}") from None
+        if not isinstance(obj, dict):
+            raise StepLogError(number, f"a JSON object is expected, not {excerpt(obj, 40)}")
+        if RESULTS_HEADER in obj:
+            headers.append((number, obj))
+            continue
+        if "puzzle" in obj or "steps" in obj:
+            if current is not None:
+                logs.append(current.done())
+            current = _start(obj, number, len(logs), corpus, box)
+            if current.puzzle is None:
+                continue  # an unreadable corpus line: nothing in its log can be read against it
+            steps = obj.get("steps", [])
+            if not isinstance(steps, list):
+                raise StepLogError(number, "'steps' must be a list of step objects")
+            for k, step in enumerate(steps, 1):
+                if not isinstance(step, dict):
+                    raise StepLogError(
+                        number, f"step {k}: a JSON object is expected, not {excerpt(step, 40)}"
+                    )
+                _add_step(current, step, number, f"step {k}: ")
+            if obj.get("candidates") is not None:
+                _add_check(current, obj["candidates"], number, "candidates: ")
+        elif any(key in obj for key in _STEP_KEYS):
+            if current is None:
+                raise StepLogError(number, 'a step before any puzzle line (give {"puzzle": ...} first)')
+            if current.puzzle is not None:
+                _add_step(current, obj, number, "")
+        else:
+            raise StepLogError(
+                number, "neither a puzzle ('puzzle' or 'steps') nor a step ('placements', 'eliminations')"
+            )
+    if current is not None:
+        logs.append(current.done())
+    return logs, headers
+
+
+def _start(
+    obj: dict[str, Any],
+    number: int,
+    index: int,
+    corpus: Sequence[PuzzleItem] | None,
+    box: tuple[int, int] | None,
+) -> _Building:
+    """A new log from a puzzle line or an explain line."""
+    if "puzzle" in obj:
+        text = obj["puzzle"]
+        if not isinstance(text, str):
+            raise StepLogError(number, f"'puzzle' must be a puzzle text, not {excerpt(text, 40)}")
+        if obj.get("box") is not None:
+            if not isinstance(obj["box"], str):
+                raise StepLogError(number, f"'box' must be a text PxQ, not {excerpt(obj['box'], 40)}")
+            try:
+                box = parse_box(obj["box"])
+            except GeometryError as problem:
+                raise StepLogError(number, f"box: {problem}") from None
+        try:
+            return _Building(index, number, parse_grid(text, box=box))
+        except (ParseError, GeometryError) as problem:
+            raise StepLogError(number, f"puzzle: {problem}") from None
+    place = obj.get("index")
+    if corpus is None:
+        raise StepLogError(
+            number,
+            "an explain line names no puzzle: pass the corpus it was made from, or give a 'puzzle'",
+        )
+    if not isinstance(place, int) or isinstance(place, bool) or not 0 <= place < len(corpus):
+        raise StepLogError(
+            number, f"'index' {excerpt(place, 20)} is not a puzzle of the corpus (0 to {len(corpus) - 1})"
+        )
+    item = corpus[place]
+    said = obj.get("line")
+    if said is not None and said != item.line:
+        raise StepLogError(
+            number,
+            f"puzzle #{place + 1} was read from line {excerpt(said, 20)}, but the corpus has it on "
+            f"line {item.line}: the log was made from another input",
+        )
+    return _Building(index, number, item.grid, item.error)
+
+
+def _add_step(log: _Building, obj: dict[str, Any], number: int, where: str) -> None:
+    """A step object's claims (and its candidates before it) appended to ``log``."""
+    assert log.puzzle is not None
+    if obj.get("candidates") is not None:
+        _add_check(log, obj["candidates"], number, f"{where}candidates: ")
+    rule = obj.get("rule", "")
+    if not isinstance(rule, str):
+        raise StepLogError(number, f"{where}'rule' must be a text, not {excerpt(rule, 40)}")
+    n = log.puzzle.n
+    placements = _triples(obj.get("placements", []), n, number, f"{where}placements")
+    eliminations = _triples(obj.get("eliminations", []), n, number, f"{where}eliminations")
+    log.steps.append(LoggedStep(number, rule, placements, eliminations))
+
+
+def _triples(value: object, n: int, number: int, what: str) -> np.ndarray:
+    """[[row, column, digit], ...] (1-based) as a (k, 2) array of (cell, digit), 0-based."""
+    if value is None:
+        value = []
+    if not isinstance(value, list):
+        raise StepLogError(number, f"{what} must be a list of [row, column, digit], not {excerpt(value, 40)}")
+    for k, triple in enumerate(value):
+        if (
+            not isinstance(triple, list)
+            or len(triple) != 3
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in triple)
+        ):
+            raise StepLogError(number, f"{what}[{k}] = {excerpt(triple, 40)} is not [row, column, digit]")
+        for name, x in zip(("row", "column", "digit"), triple, strict=True):
+            if not 1 <= x <= n:
+                raise StepLogError(
+                    number, f"{what}[{k}] = {excerpt(triple, 40)}: {name} {x} is outside 1..{n}"
+                )
+    if not value:
+        return np.zeros((0, 2), dtype=np.int64)
+    rcd = np.asarray(value, dtype=np.int64) - 1
+    return np.stack([rcd[:, 0] * n + rcd[:, 1], rcd[:, 2]], axis=1)
+
+
+def _add_check(log: _Building, value: object, number: int, what: str) -> None:
+    """Candidates per row, per cell (digits 1..n) as an (n*n, n) bool array, after the steps so far."""
+    assert log.puzzle is not None
+    n = log.puzzle.n
+    if not isinstance(value, list) or len(value) != n:
+        raise StepLogError(number, f"{what}{n} rows of cells, each a list of digits, are expected")
+    table = np.zeros((n * n, n), dtype=bool)
+    for r, row in enumerate(value):
+        if not isinstance(row, list) or len(row) != n:
+            raise StepLogError(number, f"{what}row {r + 1} must be a list of {n} cells")
+        for c, digits in enumerate(row):
+            if not isinstance(digits, list) or not all(
+                isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= n for d in digits
+            ):
+                raise StepLogError(number, f"{what}R{r + 1}C{c + 1}: a list of digits 1..{n} is expected")
+            table[r * n + c, np.asarray(digits, dtype=np.int64) - 1] = True
+    log.checks.append(CandidateCheck(len(log.steps), number, table))

@@ -126,3 +126,34 @@ def test_resume_goes_on_after_the_last_case(tmp_path: Path, capsys: pytest.Captu
     assert summary["next_case"] == 8 and summary["cases"] == 4
     code, _, err = run(capsys, *argv, "--cases", "9", "--resume", "--seed", "5")
     assert code == 2 and "--seed" in err
+
+
+def test_resume_spends_only_what_remains_of_the_budget(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "fuzz.jsonl"
+    argv = ["fuzz", "--backend", "dlx", "--in-process", "--json", "-o", str(out)]
+    assert run(capsys, *argv, "--budget", "1")[0] == 0
+    _, first = _lines(out)
+    assert isinstance(first["spent"], float) and first["spent"] >= 0.99 and first["cases"] > 0  # type: ignore[operator]
+    # the budget of 1 s is spent: a resumed run with the same budget judges no case
+    assert run(capsys, *argv, "--budget", "1", "--resume")[0] == 0
+    _, again = _lines(out)
+    assert again["cases"] == 0 and again["next_case"] == first["next_case"]
+    assert again["spent"] >= first["spent"]  # type: ignore[operator]
+    # a larger budget: the resumed run goes on for what remains, from the next case
+    assert run(capsys, *argv, "--budget", "2", "--resume")[0] == 0
+    _, last = _lines(out)
+    assert last["cases"] > 0 and last["next_case"] > first["next_case"]  # type: ignore[operator]
+    assert last["spent"] >= 1.99 and last["seconds"] < last["spent"]  # type: ignore[operator]
+
+
+def test_a_run_cut_before_its_summary_counts_up_to_its_last_failure() -> None:
+    from sudoku_cp.fuzz.report import spent_seconds
+
+    failures: list[dict[str, object]] = [{"index": 3, "spent": 4.5}, {"index": 9, "spent": 7.25}]
+    assert spent_seconds(failures, None) == 7.25
+    assert spent_seconds(failures, {"spent": 30.0, "seconds": 10.0}) == 30.0
+    assert spent_seconds([], {"seconds": 12.0}) == 12.0  # a file from before "spent" was recorded
+    assert spent_seconds([{"index": 1, "spent": "soon"}], None) == 0.0
+    assert spent_seconds([], None) == 0.0

@@ -46,7 +46,9 @@ JSON Lines: one object per failure (index: the case number; kind, verdict, box, 
 puzzle, claimed, truth, detail, seed: the run's seed, count, shrunk: {box, puzzle, claimed,
 truth, detail, givens, calls, minimal, steps}, reproduce), then {"summary": {...}}.  -o FILE
 writes them to FILE, each line flushed; --resume goes on after the last case FILE covers
-(same --seed), with the kinds it found not looked for again.
+(same --seed), with the kinds it found not looked for again, for what remains of --budget:
+the summary's "spent" records the seconds used so far (a run cut before its summary: up to
+its last failure).
 
 examples:
   sudoku-cp fuzz --backend dlx --budget 30
@@ -130,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     from ..formats import json_dumps
     from ..fuzz import check_shapes, fuzz, solver_spec, square_only
     from ..fuzz.certified import certify_failure
-    from ..fuzz.report import Failure, read_resumed
+    from ..fuzz.report import Failure, read_resumed, spent_seconds
 
     if (args.backend is None) == (args.solver_cmd is None):
         raise CliError("name one solver: --backend NAME or --solver-cmd CMD")
@@ -147,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
             "note: the solver command has no {box}: only square boxes are fuzzed "
             "(a side such as 6 does not say the shape)"
         )
-    start, resumed = 0, list[dict[str, Any]]()
+    start, resumed, spent = 0, list[dict[str, Any]](), 0.0
     if args.resume and args.output_file is not None:
         try:
             resumed, summary = read_resumed(args.output_file)
@@ -158,6 +160,7 @@ def run(args: argparse.Namespace) -> int:
         start = (
             int(summary["next_case"]) if summary else max((int(o["index"]) + 1 for o in resumed), default=0)
         )
+        spent = spent_seconds(resumed, summary)
     identity = run_identity(args, digest_texts([]))  # no input: its cases come from the options
     output = BatchOutput(args.output_file, args.resume, args.json, identity)
     executor = common.executor(args)
@@ -191,6 +194,7 @@ def run(args: argparse.Namespace) -> int:
             executor=executor,
             start=start,
             resumed=resumed,
+            spent=spent,
             certify=certify,
             on_failure=found,
             on_case=lambda _: Sigint.check(),

@@ -10,9 +10,10 @@ number of solutions): correct, wrong, timeout, crash or unknown.
 The first case of each failure kind (a wrong answer making one claim, a crash, a timeout) is
 shrunk (``shrink``) to a 1-minimal puzzle on the smallest shape that fails the same way; later
 cases of a kind only count.  The run stops at the first wrong answer unless ``keep_going``.
-Calls run on ``executor`` (``--jobs``): the cases of the run and each shrinking step's
-candidates go out together and come back in order, so a seed gives the same failures and the
-same shrunk puzzles on one core or many.
+Calls run on ``executor`` (``--jobs``) through one ``CallPool`` for the whole run (workers
+started once): the cases of the run and each shrinking step's candidates go out together and
+come back in order, so a seed gives the same failures and the same shrunk puzzles on one core
+or many.
 """
 
 from __future__ import annotations
@@ -28,11 +29,12 @@ from ..audit.runs import run_seed
 from ..audit.solvers import BOX_PLACEHOLDER, BackendSolver, ProgramSolver
 from ..audit.truth import DEFAULT_TRUTH, GroundTruth, choose_truth
 from ..backends.base import BackendError
-from ..executor import Executor, run_ordered
+from ..executor import Executor
 from ..grid import Grid
 from ..limits import Deadline
-from .calls import CALL_WORK, Call, Outcome, PuzzleAnswer, SolverSpec, answer_of, close_solvers, register
+from .calls import Call, Outcome, PuzzleAnswer, SolverSpec, answer_of, close_solvers, register
 from .cases import STATUSES, CaseKey, make_case, plan, shapes
+from .pool import CallPool
 from .report import Failure, FuzzReport, claim_text, reproduce_command, truth_text
 from .shrink import Shrunk, failure_kind, shrink
 
@@ -122,6 +124,7 @@ def fuzz(
     executor: Executor | None = None,
     start: int = 0,
     resumed: Sequence[Mapping[str, Any]] = (),
+    spent: float = 0.0,
     certify: Callable[[Failure], Failure] | None = None,
     on_failure: Callable[[Failure], None] | None = None,
     on_case: Callable[[int], None] | None = None,
@@ -131,7 +134,8 @@ def fuzz(
 
     ``budget`` seconds and ``cases`` bound the cases judged (``DEFAULT_BUDGET`` seconds when both
     are None); ``start``: the first case number (a resumed run), ``resumed`` the failures an
-    earlier run found (their kinds are not looked for again).  ``time_limit`` per call (None: no
+    earlier run found (their kinds are not looked for again), ``spent`` the seconds of the budget
+    the runs it resumes used (this run has what remains).  ``time_limit`` per call (None: no
     limit); ``unique``: backends asked to decide uniqueness.  Each new failure kind is shrunk
     (within ``shrink_budget`` seconds), passed to ``certify`` (which may turn it unknown), then
     to ``on_failure``; ``on_case`` gets the number of each case judged.
@@ -140,28 +144,30 @@ def fuzz(
         raise ValueError(f"the largest side must be at least 2, not {max_side}")
     if seed < 0:
         raise ValueError(f"the seed must be at least 0, not {seed}")
+    if not spent >= 0:
+        raise ValueError(f"the seconds already spent must be at least 0, not {spent}")
     spec = solver_spec(solver)
     check_shapes(spec, max_side)
     if budget is None and cases is None:
         budget = DEFAULT_BUDGET
     truth_name = truth or (choose_truth([spec.name]) if spec.kind == "backend" else DEFAULT_TRUTH)
     template = Call(spec, truth_name, 0, time_limit, unique)
-    report = FuzzReport(_solver_name(spec), seed, next_case=start, resumed=list(resumed))
-    deadline = Deadline(budget)
+    report = FuzzReport(_solver_name(spec), seed, next_case=start, resumed=list(resumed), spent_before=spent)
+    deadline = Deadline(None if budget is None else max(budget - spent, 0.0))
     began = time.perf_counter()
     ground = GroundTruth(truth_name)
+    pool = CallPool(executor)
     try:
         number = start
         while True:
-            found = _first_failure(
-                report, template, number, seed, max_side, cases, deadline, executor, on_case
-            )
+            found = _first_failure(report, template, number, seed, max_side, cases, deadline, pool, on_case)
             if found is None:
                 break
             number, key, outcome = found
             failure = _failure(
-                number, key, outcome, template, seed, ground, executor, shrink_failures, shrink_budget
+                number, key, outcome, template, seed, ground, pool, shrink_failures, shrink_budget
             )
+            failure.spent = spent + time.perf_counter() - began
             report.calls += failure.shrunk.calls if failure.shrunk is not None else 0
             if certify is not None:
                 failure = certify(failure)
@@ -173,6 +179,7 @@ def fuzz(
                 break
     finally:
         report.seconds = time.perf_counter() - began
+        pool.close()
         close_solvers()
     return report
 
@@ -185,22 +192,22 @@ def _first_failure(
     max_side: int,
     cases: int | None,
     deadline: Deadline,
-    executor: Executor | None,
+    pool: CallPool,
     on_case: Callable[[int], None] | None,
 ) -> tuple[int, CaseKey, Outcome] | None:
     """Judge cases from number ``number`` on until one fails in a kind not seen yet (its number,
     key and outcome) or the budget is spent (None); counts go into ``report``."""
     keys: list[tuple[int, CaseKey]] = []
 
-    def calls() -> Iterator[list[Call]]:
+    def calls() -> Iterator[Call]:
         every = plan(seed, max_side, square_only(template.solver))
         for k, key in enumerate(islice(every, number, None), start=number):
             if deadline.expired() or (cases is not None and k >= cases):
                 return
             keys.append((k, key))
-            yield [replace(template, key=key, seed=run_seed(seed, k, 0))]
+            yield replace(template, key=key, seed=run_seed(seed, k, 0))
 
-    stream = run_ordered(CALL_WORK, calls(), executor)
+    stream = pool.outcomes(calls())
     try:
         for place, outcome in enumerate(stream):
             k, key = keys[place]
@@ -241,7 +248,7 @@ def _failure(
     template: Call,
     seed: int,
     ground: GroundTruth,
-    executor: Executor | None,
+    pool: CallPool,
     shrink_failures: bool,
     shrink_budget: float | None,
 ) -> Failure:
@@ -256,7 +263,7 @@ def _failure(
             key,
             outcome,
             call,
-            executor=executor,
+            executor=pool,
             deadline=Deadline(shrink_budget),
             square_only=square_only(template.solver),
         )

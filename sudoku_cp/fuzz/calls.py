@@ -44,6 +44,7 @@ __all__ = [
     "PuzzleAnswer",
     "SolverSpec",
     "answer_of",
+    "crashed",
     "register",
     "run_call",
 ]
@@ -267,10 +268,13 @@ def _run_calls(chunk: list[Call]) -> list[Outcome]:
     return [run_call(call) for call in chunk]
 
 
-def _crashed(chunk: list[Call], why: str) -> list[Outcome]:
+def crashed(call: Call, why: str) -> Outcome:
     """A call whose worker died every time it ran: a crash of the solver (it ran in that worker)."""
-    detail = f"the worker running this call failed: {why}"
-    return [Outcome(call.puzzle, Verdict.CRASH, detail=detail) for call in chunk]
+    return Outcome(call.puzzle, Verdict.CRASH, detail=f"the worker running this call failed: {why}")
+
+
+def _crashed(chunk: list[Call], why: str) -> list[Outcome]:
+    return [crashed(call, why) for call in chunk]
 
 
 CALL_WORK: Work[list[Call], Outcome] = Work(_run_calls, _crashed)

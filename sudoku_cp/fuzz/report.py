@@ -4,10 +4,13 @@ A failure's JSON object has ``index`` (the case number, what ``--resume`` keys o
 ``verdict``, ``box`` ("PxQ"), ``status``, ``symbols``, ``puzzle`` (the one-line form; integers past
 61), ``claimed`` and ``truth`` (answer lines of the program protocol: ``solved SOLUTION``,
 ``unique SOLUTION``, ``multiple SOLUTION``, ``unsat``, ``unknown``; ``none`` for no claim),
-``detail``, ``seed`` (the run's seed: what ``{seed}`` was), ``count`` (failures of its kind), and
+``detail``, ``seed`` (the run's seed: what ``{seed}`` was), ``count`` (failures of its kind),
+``spent`` (seconds of the budget used when it was reported, earlier runs resumed included), and
 ``shrunk`` = {``box``, ``puzzle``, ``claimed``, ``truth``, ``detail``, ``givens``, ``calls``,
 ``minimal``, ``steps``}; ``reproduce``, the command that runs the solver on the shrunk puzzle;
-``certificate`` / ``shrunk.certificate`` with ``--certify``.
+``certificate`` / ``shrunk.certificate`` with ``--certify``.  The summary's ``spent`` is the
+seconds of the budget used by the run and those it resumes: a resumed run has what remains
+(``spent_seconds``; a run cut before its summary counts up to its last failure).
 """
 
 from __future__ import annotations
@@ -26,7 +29,15 @@ from .calls import Outcome, SolverSpec
 from .cases import CaseKey
 from .shrink import Shrunk
 
-__all__ = ["Failure", "FuzzReport", "claim_text", "reproduce_command", "truth_text"]
+__all__ = [
+    "Failure",
+    "FuzzReport",
+    "claim_text",
+    "read_resumed",
+    "reproduce_command",
+    "spent_seconds",
+    "truth_text",
+]
 
 
 def claim_text(claimed: Claim, shown: tuple[Grid, ...]) -> str:
@@ -85,6 +96,7 @@ class Failure:
     count: int = 1
     certificate: str | None = None
     shrunk_certificate: str | None = None
+    spent: float = 0.0
     verdict: Verdict = field(init=False)
 
     def __post_init__(self) -> None:
@@ -111,6 +123,7 @@ class Failure:
             "detail": self.outcome.detail,
             "seed": self.seed,
             "count": self.count,
+            "spent": round(self.spent, 3),
         }
         if self.shrunk is not None:
             small = self.shrunk
@@ -174,6 +187,12 @@ class FuzzReport:
     verdicts: Counter[str] = field(default_factory=Counter)
     failures: list[Failure] = field(default_factory=list)
     resumed: list[Mapping[str, Any]] = field(default_factory=list)
+    spent_before: float = 0.0
+
+    @property
+    def spent(self) -> float:
+        """Seconds of the budget used: this run's and those of the runs it resumes."""
+        return self.spent_before + self.seconds
 
     @property
     def kinds(self) -> set[str]:
@@ -199,6 +218,7 @@ class FuzzReport:
             "next_case": self.next_case,
             "calls": self.calls,
             "seconds": round(self.seconds, 3),
+            "spent": round(self.spent, 3),
             "verdicts": dict(sorted(self.verdicts.items())),
             "failures": {kind: self._count(kind) for kind in sorted(self.kinds)},
             "exit_code": self.exit_code,
@@ -245,3 +265,21 @@ def read_resumed(path: str) -> tuple[list[dict[str, Any]], dict[str, Any] | None
     except FileNotFoundError:
         pass
     return failures, summary
+
+
+def spent_seconds(failures: list[dict[str, Any]], summary: Mapping[str, Any] | None) -> float:
+    """Seconds of the budget the runs of a results file used: its summary's ``spent`` (a file
+    written before it was recorded: ``seconds``); without a summary (the run was cut), the
+    ``spent`` of its last failure, the time up to there (0 without one)."""
+    if summary is not None:
+        value = summary.get("spent", summary.get("seconds", 0.0))
+    else:
+        value = max((obj.get("spent", 0.0) for obj in failures), key=_seconds, default=0.0)
+    return _seconds(value)
+
+
+def _seconds(value: object) -> float:
+    """A recorded number of seconds; anything else (a hand-edited file) counts as none."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    return float(value) if value >= 0 and value != float("inf") else 0.0

@@ -16,7 +16,8 @@ After a relabelling one more pass of single-given removals runs, so the result i
 single given can be removed, and no smaller shape tried failed the same way (``minimal`` False
 when the deadline cut the search short).  Candidates of one step go out together, so with
 ``--jobs`` they run in parallel; the first failing one in order is taken, as one at a time
-would, so the result does not depend on the jobs.
+would, so the result does not depend on the jobs.  The calls go to the run's one ``CallPool``
+(``pool``): no step starts worker processes of its own.
 """
 
 from __future__ import annotations
@@ -28,11 +29,12 @@ import numpy as np
 
 from ..audit.answers import Verdict
 from ..audit.judge import pack_grid
-from ..executor import Executor, run_ordered
+from ..executor import Executor
 from ..grid import Grid
 from ..limits import Deadline
-from .calls import CALL_WORK, Call, Outcome
+from .calls import Call, Outcome
 from .cases import CaseKey, shapes
+from .pool import CallPool
 
 __all__ = ["SHAPE_TRIES", "Shrunk", "failure_kind", "shrink"]
 
@@ -66,10 +68,10 @@ class Shrunk:
 class _Tester:
     """Runs candidate calls, in batches, counting them; stops at the deadline."""
 
-    def __init__(self, template: Call, kind: str, executor: Executor | None, deadline: Deadline) -> None:
+    def __init__(self, template: Call, kind: str, pool: CallPool, deadline: Deadline) -> None:
         self.template = template
         self.kind = kind
-        self.executor = executor
+        self.pool = pool
         self.deadline = deadline
         self.calls = 0
         self.cut = False
@@ -79,7 +81,8 @@ class _Tester:
         if self.deadline.expired():
             self.cut = True
             return None
-        stream = run_ordered(CALL_WORK, ([call] for call in calls), self.executor)
+        # One call out per job: a candidate past the first failing one is work thrown away.
+        stream = self.pool.outcomes(calls, window=self.pool.jobs)
         try:
             for place, outcome in enumerate(stream):
                 if outcome.puzzle is not None:
@@ -90,7 +93,7 @@ class _Tester:
                     self.cut = True
                     return None
         finally:
-            stream.close()  # the calls still out are stopped
+            stream.close()  # the calls not started are dropped
         return None
 
     def on(self, puzzle: Grid) -> Call:
@@ -103,17 +106,30 @@ def shrink(
     outcome: Outcome,
     call: Call,
     *,
-    executor: Executor | None = None,
+    executor: Executor | CallPool | None = None,
     deadline: Deadline | None = None,
     shape_tries: int = SHAPE_TRIES,
     square_only: bool = False,
 ) -> Shrunk:
     """Shrink the failing ``outcome`` of ``call`` on ``puzzle`` (made from ``key``) as the module
     says; ``deadline`` (none by default) cuts the search short, leaving ``minimal`` False;
-    ``square_only``: smaller shapes are square ones only (a program not told the shape)."""
+    ``square_only``: smaller shapes are square ones only (a program not told the shape);
+    ``executor``: where the calls run (a run's ``CallPool``, or an ``Executor`` for this shrink)."""
     kind = failure_kind(outcome)
     if kind is None:
         raise ValueError(f"nothing to shrink: the call's verdict is {outcome.verdict}")
+    if not isinstance(executor, CallPool):
+        with CallPool(executor) as pool:
+            return shrink(
+                puzzle,
+                key,
+                outcome,
+                call,
+                executor=pool,
+                deadline=deadline,
+                shape_tries=shape_tries,
+                square_only=square_only,
+            )
     tester = _Tester(call, kind, executor, deadline or Deadline(None))
     steps: list[str] = []
     best, last = puzzle, outcome

@@ -475,7 +475,9 @@ def _report(
     g = log.puzzle.geometry if log.puzzle is not None else None
     assert g is not None
 
-    def at(k: int, kind: int, cell: int, digit: int, verdict: StepVerdict, detail: str) -> StepsResult:
+    def at(
+        k: int, kind: int, cell: int, digit: int, verdict: StepVerdict, detail: str, shown: Grid | None = None
+    ) -> StepsResult:
         steps = len(log.steps)
         line = log.steps[k].line if k < steps else _check_line(log, k)
         rule = log.steps[k].rule if k < steps else "candidates after the last step"
@@ -487,6 +489,7 @@ def _report(
             rule=rule,
             kind=_KINDS[kind],
             claim=(cell // g.n + 1, cell % g.n + 1, digit + 1),
+            solution=shown,
             detail=detail,
         )
 
@@ -501,6 +504,7 @@ def _report(
             digit,
             StepVerdict.UNSOUND,
             f"{what}, but a solution has {held} at {g.cell_name(cell)}",
+            solution,
         )
     if claims.inconsistent is not None:
         k, (kind, cell, digit), message = claims.inconsistent

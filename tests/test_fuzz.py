@@ -222,3 +222,56 @@ def test_answers_of_python_solvers() -> None:
     assert answer_of(3.5, puzzle).failure is not None  # unreadable: a crash
     other = Grid.empty(make_case(CaseKey((1, 2), "empty", "random", (0,))).geometry)  # type: ignore[union-attr]
     assert answer_of(other, puzzle).failure is not None
+
+
+def _pid_crash(puzzle: Grid) -> object:
+    import os
+
+    raise RuntimeError(f"pid {os.getpid()}")
+
+
+def _dies_on_side_3(puzzle: Grid) -> object:
+    import os
+    import signal
+
+    if puzzle.n == 3:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return correct(puzzle)
+
+
+def test_one_pool_of_workers_serves_every_batch_of_a_run() -> None:
+    from dataclasses import replace
+
+    from sudoku_cp.audit.judge import pack_grid
+    from sudoku_cp.fuzz import solver_spec
+    from sudoku_cp.fuzz.calls import Call
+    from sudoku_cp.fuzz.pool import CallPool
+
+    template = Call(solver_spec(_pid_crash), "pysat", 0, 5.0, False)
+    puzzle = make_case(CaseKey((2, 2), "full", "random", (0,)))
+    assert puzzle is not None
+    calls = [replace(template, puzzle=pack_grid(puzzle))] * 6
+    pids: set[str] = set()
+    with CallPool(Executor(jobs=2)) as pool:
+        for _ in range(3):  # three batches, as shrinking steps send them
+            pids |= {outcome.detail.rpartition("pid ")[2] for outcome in pool.outcomes(calls)}
+    assert len(pids) <= 2  # the same two workers: none started per batch
+
+
+@pytest.mark.slow  # each death starts a pool of cold workers: seconds each on a loaded machine
+def test_a_call_that_kills_its_worker_is_a_crash_and_the_run_goes_on() -> None:
+    # cases 38-39 are side 3, 40-43 side 4; every death starts two cold workers: no time limit
+    report = fuzz(
+        _dies_on_side_3,
+        seed=8,
+        start=38,
+        cases=44,
+        max_side=4,
+        shrink_failures=False,
+        time_limit=None,
+        executor=Executor(jobs=2),
+    )
+    [failure] = report.failures
+    assert failure.kind == "crash" and failure.puzzle.n == 3 and failure.count == 2
+    assert "died" in failure.outcome.detail
+    assert report.verdicts["correct"] >= 3  # the cases after them were judged too

@@ -127,6 +127,32 @@ ground truth, and the output keeps its order.  Programs and answer files run in 
 (a program must be found on this machine and stopped from here at Ctrl-C).  With several
 runs at once, seconds are measured while other runs share the machine.
 
+Step logs (--steps FILE, instead of solvers): a deduction engine's steps, each claim checked
+by SAT against the puzzle's solutions.  FILE holds JSON Lines (rows, columns, digits 1-based):
+  {"puzzle": "4.....8.5.3...", "box": "3x3"}      a puzzle's log starts (box where the side
+                                                  alone is ambiguous; else --box)
+  {"rule": "x-wing", "placements": [[r, c, d]], "eliminations": [[r, c, d], ...],
+   "candidates": [[[d, ...], ...], ...]}          one step; every key optional; candidates:
+                                                  per row, per cell, the digits left before it
+A puzzle line may hold its steps inline ("steps": [...]) and "candidates" left after them;
+several puzzles follow one another.  What 'sudoku-cp explain --json' writes is such a log as
+it is: its lines name the corpus item ("index", "line") instead of the puzzle, so give that
+corpus as CORPUS (with -o, its header's input digest must match).  A placement is sound when
+no solution of the puzzle has another digit there, an elimination when no solution has that
+digit there: with several solutions a claim true in only some is unsound; with none, every
+claim holds.  A candidate list that leaves out a digit claims its elimination.  By Sudoku's
+rules alone, a claim that contradicts the givens or an earlier claim (placing a removed digit,
+removing a placed one, a candidate list keeping a removed digit) is inconsistent.  The first
+failing step is reported with its claim and, when unsound, a solution it contradicts (one
+line, checked).  One SAT solver per box shape, the puzzle's givens as assumptions; --timeout
+is per puzzle, and a claim it leaves undecided makes the puzzle unknown, never unsound.
+Verdicts: sound, unsound, inconsistent, unknown, invalid (an unreadable corpus line).  Output:
+a line for every puzzle that is not sound, then a summary; with --json one object per puzzle
+(index from 0, line of the log, verdict, box, steps, claims, solutions: 0, 1 or 2 for more,
+step from 1, step_line, rule, kind: placement|elimination|omitted, claim [row, column, digit],
+solution, detail, sat_calls, seconds), then {"summary": {...}}.  A line that is not JSON, not
+a puzzle or a step, or names a cell off the grid is an error naming its line (exit 2).
+
 examples:
   sudoku-cp verify --backend acs --runs 10 --timeout 5 corpus.txt
   sudoku-cp verify --backend acs --runs 10 corpus.txt --cluster tcp://scheduler:8786 --json -o acs.jsonl
@@ -135,6 +161,8 @@ examples:
   sudoku-cp verify --solver-cmd "./mysolver --seed {seed} {}" --runs 5 corpus.txt
   sudoku-cp verify --answers their_output.txt corpus.txt
   sudoku-cp verify --backend dlx --certify certs/ --json corpus.txt  # then: check-certificate certs/
+  sudoku-cp explain corpus.txt --json -o steps.jsonl  # then: verify --steps steps.jsonl corpus.txt
+  sudoku-cp verify --steps their_steps.jsonl --json
 
 Certified ground truth (--certify DIR): the truth of every puzzle (no solution, unique, more
 than one solution) is decided by --truth once per puzzle, whatever the solvers claim and
@@ -152,9 +180,9 @@ only the puzzles with runs left are certified (the files already written stay).
 exit codes:
   0  every answer correct
   2  usage error or bad input: unreadable corpus, answer file, solver name or solver
-     command; a corpus line that is not a puzzle
-  3  some runs timed out, crashed or gave up, none was wrong
-  4  some answer is wrong
+     command; a corpus line that is not a puzzle; a malformed step log line
+  3  some runs timed out, crashed or gave up, none was wrong (--steps: a claim undecided)
+  4  some answer is wrong (--steps: some step unsound or inconsistent)
   The most severe code wins, in the order 4 > 2 > 3 > 0."""
 )
 
@@ -182,7 +210,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     solvers.add_argument(
         "--steps",
         metavar="FILE",
-        help="instead of solvers: check a deduction engine's step log (see 'step logs' above)",
+        help="instead of solvers: check a deduction engine's step log (see 'Step logs' above)",
     )
     runs = parser.add_argument_group("runs")
     runs.add_argument(

@@ -1,0 +1,135 @@
+"""Where a fuzzing run's calls run: one set of worker processes for the whole run.
+
+A run alternates between judging cases and shrinking a failure, and shrinking is many small
+batches (one per ddmin step, each a handful of candidate puzzles).  Starting worker processes
+per batch cost more than the calls of a fast solver, and each new worker had to make its solver
+and ground truth again; so ``CallPool`` starts ``jobs`` workers once (forked, so they inherit the
+Python solvers registered before) and sends every batch to them.
+
+``outcomes(calls)`` gives the calls' outcomes in call order, at most ``window`` out at once;
+closing it early (the shrinker found its failing candidate) cancels the calls not started and
+lets the running ones finish unseen: a program is killed at its time limit, so they are short.
+A call whose worker dies is run again alone; one that kills its worker there is a crash of the
+solver (it ran there; retried more often, every death would cost a fresh pool of cold workers,
+whose solvers, truths and compiled kernels are made again).  With one job the calls run here;
+on a Dask cluster each batch goes through ``executor.run_ordered``.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections import deque
+from collections.abc import Generator, Iterable, Iterator
+from concurrent.futures import Future
+from types import TracebackType
+from typing import Any
+
+from ..executor import Executor, run_ordered, stop_pool
+from .calls import CALL_WORK, Call, Outcome, crashed, run_call
+
+__all__ = ["CallPool"]
+
+
+def _guarded(call: Call) -> Outcome:
+    """The call's outcome; a bug of ours while running it is the call's crash, not the run's end."""
+    try:
+        return run_call(call)
+    except (KeyboardInterrupt, SystemExit, MemoryError):
+        raise
+    except Exception as problem:
+        return crashed(call, f"{type(problem).__name__}: {problem}")
+
+
+def _quiet_worker() -> None:
+    # Ctrl-C reaches the whole process group: the parent stops the workers, they stay quiet.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class CallPool:
+    """The calls of one fuzzing run, run where ``executor`` says (see the module docstring)."""
+
+    def __init__(self, executor: Executor | None = None) -> None:
+        self.executor = executor or Executor()
+        self._pool: Any = None  # a ProcessPoolExecutor, started at the first batch
+
+    @property
+    def jobs(self) -> int:
+        """Calls that can run at once (1 in this process; a cluster counts as 2 here)."""
+        if self.executor.cluster is not None:
+            return 2
+        return max(1, self.executor.jobs)
+
+    def outcomes(self, calls: Iterable[Call], window: int | None = None) -> Generator[Outcome, None, None]:
+        """The outcomes of ``calls`` in order, at most ``window`` (default: two per job) out at once."""
+        if self.executor.cluster is not None:
+            return run_ordered(CALL_WORK, ([call] for call in calls), self.executor)
+        if self.executor.jobs <= 1:
+            return (_guarded(call) for call in calls)
+        return self._local(iter(calls), max(1, window or 2 * self.jobs))
+
+    def _start(self) -> Any:
+        if self._pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            methods = multiprocessing.get_all_start_methods()
+            context = multiprocessing.get_context("fork" if "fork" in methods else None)
+            self._pool = ProcessPoolExecutor(self.jobs, mp_context=context, initializer=_quiet_worker)
+        return self._pool
+
+    def _local(self, calls: Iterator[Call], window: int) -> Generator[Outcome, None, None]:
+        from concurrent.futures.process import BrokenProcessPool
+
+        out: deque[tuple[Call, Future[Outcome]]] = deque()
+        try:
+            while True:
+                while len(out) < window:
+                    call = next(calls, None)
+                    if call is None:
+                        break
+                    out.append((call, self._start().submit(_guarded, call)))
+                if not out:
+                    return
+                call, future = out[0]
+                try:
+                    outcome = future.result()
+                except BrokenProcessPool:
+                    # Every call out was lost with the pool: each runs again alone, in order, so
+                    # a death is charged to the call that caused it.
+                    lost = [call for call, _ in out]
+                    out.clear()
+                    self._restart()
+                    for call in lost:
+                        yield self._alone(call)
+                    continue
+                out.popleft()
+                yield outcome
+        finally:
+            for _, future in out:
+                future.cancel()  # those not started; the running ones finish unseen
+
+    def _alone(self, call: Call) -> Outcome:
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            return self._start().submit(_guarded, call).result()  # type: ignore[no-any-return]
+        except BrokenProcessPool:
+            self._restart()
+        return crashed(call, "the worker process died running this call alone")
+
+    def _restart(self) -> None:
+        if self._pool is not None:
+            stop_pool(self._pool)
+            self._pool = None
+
+    def close(self) -> None:
+        """Stop the workers (a call still running is killed with its worker)."""
+        self._restart()
+
+    def __enter__(self) -> CallPool:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()

@@ -100,7 +100,7 @@ def _frames(puzzle: Grid, deduction: Deduction, headline: str) -> Iterator[tuple
     title = _END_TITLES.get(deduction.status, deduction.status.value)
     final = deduction.board if deduction.status is not Status.UNSAT else board
     yield (
-        {"kind": "end", "title": title, "text": headline},
+        {"kind": "end", "title": title, "status": deduction.status.value, "text": headline},
         board_svg(final, givens=givens, title=title, legend=[headline] if headline else ()),
     )
 
@@ -188,11 +188,11 @@ script-src 'unsafe-inline'">
 <p class="puzzle"><code>{puzzle}</code></p>
 </header>
 <nav id="controls" aria-label="steps">
-<button id="first" type="button" title="first (Home)">&#x23EE; first</button>
-<button id="back" type="button" title="back (left arrow)">&#x25C0; back</button>
+<button id="first" type="button" title="first (Home)">&laquo; first</button>
+<button id="back" type="button" title="back (left arrow)">&lsaquo; back</button>
 <span id="counter" aria-live="polite"></span>
-<button id="next" type="button" title="next (right arrow)">next &#x25B6;</button>
-<button id="last" type="button" title="last (End)">last &#x23ED;</button>
+<button id="next" type="button" title="next (right arrow)">next &rsaquo;</button>
+<button id="last" type="button" title="last (End)">last &raquo;</button>
 <input id="slider" type="range" min="0" value="0" aria-label="frame">
 </nav>
 <main>
@@ -246,7 +246,8 @@ dt { color: var(--soft); }
 dd { margin: 0; overflow-wrap: anywhere; }
 .keys { color: var(--soft); font-size: 13px; }
 .note { color: var(--soft); }
-ol#steps { max-height: 40vh; overflow-y: auto; border: 1px solid var(--line); border-radius: 6px;
+ol#steps { position: relative; max-height: 40vh; overflow-y: auto; border: 1px solid var(--line);
+  border-radius: 6px;
   margin: 8px 0; padding: 4px 4px 4px 3.2em; font-size: 13px; }
 ol#steps li { cursor: pointer; padding: 1px 4px; border-radius: 4px; }
 ol#steps li:hover { background: #f3f4f6; }
@@ -288,7 +289,7 @@ _SCRIPT = """
 
   function counterText(f) {
     if (f.kind === "start") return "start \\u00b7 " + steps + " step" + (steps === 1 ? "" : "s");
-    if (f.kind === "end") return "end \\u00b7 " + f.title;
+    if (f.kind === "end") return "end \\u00b7 " + f.status;
     return "step " + f.number + " of " + steps;
   }
 
@@ -327,7 +328,11 @@ _SCRIPT = """
     const item = document.querySelector('#steps li[data-frame="' + frame + '"]');
     if (item) {
       item.classList.add("current");
-      item.scrollIntoView({ block: "nearest" });
+      // Scroll the list only (scrollIntoView would scroll the page too, taking the grid away).
+      const list = $("steps");
+      if (item.offsetTop < list.scrollTop) list.scrollTop = item.offsetTop;
+      const below = item.offsetTop + item.offsetHeight - list.clientHeight;
+      if (below > list.scrollTop) list.scrollTop = below;
     }
     history.replaceState(null, "", "#step-" + frame);
     const request = ++shown;

@@ -43,12 +43,12 @@ kind are counted.  The run stops at the first wrong answer, unless --keep-going;
 Output: per failure the original and the shrunk puzzle as grids, the shrunk puzzle's line, the
 claim, the truth, and the command that reproduces it; then one line of figures.  With --json,
 JSON Lines: one object per failure (index: the case number; kind, verdict, box, status, symbols,
-puzzle, claimed, truth, detail, seed: the run's seed, count, shrunk: {box, puzzle, claimed,
-truth, detail, givens, calls, minimal, steps}, reproduce), then {"summary": {...}}.  -o FILE
-writes them to FILE, each line flushed; --resume goes on after the last case FILE covers
-(same --seed), with the kinds it found not looked for again, for what remains of --budget:
-the summary's "spent" records the seconds used so far (a run cut before its summary: up to
-its last failure).
+puzzle, claimed, truth, detail, seed: the run's seed, count, spent, shrunk: {box, puzzle,
+claimed, truth, detail, givens, calls, seconds, minimal, steps}, reproduce), then
+{"summary": {...}}.  -o FILE writes them to FILE, each line flushed; --resume goes on after
+the last case FILE covers (same --seed), with the kinds it found not looked for again, for
+what remains of --budget: the summary's "spent" records the seconds used so far (a run cut
+before its summary: up to its last failure).
 
 examples:
   sudoku-cp fuzz --backend dlx --budget 30

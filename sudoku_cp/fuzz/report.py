@@ -7,7 +7,7 @@ A failure's JSON object has ``index`` (the case number, what ``--resume`` keys o
 ``detail``, ``seed`` (the run's seed: what ``{seed}`` was), ``count`` (failures of its kind),
 ``spent`` (seconds of the budget used when it was reported, earlier runs resumed included), and
 ``shrunk`` = {``box``, ``puzzle``, ``claimed``, ``truth``, ``detail``, ``givens``, ``calls``,
-``minimal``, ``steps``}; ``reproduce``, the command that runs the solver on the shrunk puzzle;
+``seconds``, ``minimal``, ``steps``}; ``reproduce``, the command that runs the solver on the shrunk puzzle;
 ``certificate`` / ``shrunk.certificate`` with ``--certify``.  The summary's ``spent`` is the
 seconds of the budget used by the run and those it resumes: a resumed run has what remains
 (``spent_seconds``; a run cut before its summary counts up to its last failure).
@@ -135,6 +135,7 @@ class Failure:
                 "detail": small.outcome.detail,
                 "givens": small.puzzle.givens,
                 "calls": small.calls,
+                "seconds": round(small.seconds, 3),
                 "minimal": small.minimal,
                 "steps": list(small.steps),
             }

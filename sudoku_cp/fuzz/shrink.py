@@ -22,6 +22,7 @@ would, so the result does not depend on the jobs.  The calls go to the run's one
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
@@ -56,13 +57,14 @@ def failure_kind(outcome: Outcome) -> str | None:
 @dataclass(frozen=True, slots=True)
 class Shrunk:
     """The smallest failing puzzle found, the call that failed on it, and what it took: solver
-    calls made, whether it is 1-minimal (False: the deadline stopped the search)."""
+    calls made, whether it is 1-minimal (False: the deadline stopped the search), wall seconds."""
 
     puzzle: Grid
     outcome: Outcome
     calls: int
     minimal: bool
     steps: tuple[str, ...]
+    seconds: float = 0.0
 
 
 class _Tester:
@@ -130,6 +132,7 @@ def shrink(
                 shape_tries=shape_tries,
                 square_only=square_only,
             )
+    began = time.perf_counter()
     tester = _Tester(call, kind, executor, deadline or Deadline(None))
     steps: list[str] = []
     best, last = puzzle, outcome
@@ -143,7 +146,8 @@ def shrink(
         best, last = relabelled
         steps.append("relabelled")
         best, last = _ddmin(tester, best, last, steps, single=True)
-    return Shrunk(best, last, tester.calls, not tester.cut, tuple(steps))
+    seconds = time.perf_counter() - began
+    return Shrunk(best, last, tester.calls, not tester.cut, tuple(steps), seconds)
 
 
 def _smaller_shape(

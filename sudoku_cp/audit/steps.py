@@ -497,6 +497,8 @@ def _report(
         kind, cell, digit = int(claims.kind[first]), int(claims.cell[first]), int(claims.digit[first])
         held = int(solution.values.reshape(-1)[cell])
         what = _describe(kind, cell, digit, g)
+        if undecided is not None and undecided < first:  # shown unsound; an earlier step may be too
+            what = f"(earlier claims undecided: {truth.reason or REASON_TIME_LIMIT}) {what}"
         return at(
             int(claims.step[first]),
             kind,
@@ -526,8 +528,10 @@ def _report(
         detail = f"the puzzle has no solution{why}: every claim holds vacuously"
     elif truth.complete:
         detail = "unique solution"
-    else:
+    elif len(truth.solutions) == 2:
         detail = "more than one solution"
+    else:  # no claim needed the truth the time limit (or a model too big) kept from us
+        detail = f"the number of solutions undecided ({truth.reason or REASON_TIME_LIMIT})"
     return replace(base, detail=f"{len(log.steps)} steps, {limit} claims checked; {detail}")
 
 

@@ -39,6 +39,7 @@ from ..grid import Grid
 from ..limits import Deadline, watch_compilation
 from ..propagation.bitset import popcount
 from . import NativeInputError
+from .arrays import copy_into
 from .chunks import BUDGET, ChunkBudget
 from .prng import seed_state, uniform
 from .propagation import (
@@ -197,7 +198,7 @@ def _colony(
         if istate[_ITERATIONS] >= max_iterations:
             return _EXHAUSTED
         for a in range(ants):
-            ant_masks[a, :] = root
+            copy_into(ant_masks[a], root)
             position[a] = min(int(uniform(rng) * cells), cells - 1)
         cycles = 0
         for _step in range(cells):
@@ -208,7 +209,7 @@ def _colony(
                     q = uniform(rng)
                     greedy = q < q0 if greedy_below else q > q0
                     d = _choose(tau, cell, m, greedy, rng)
-                    fix(ant_masks[a], cell, _ONE << np.uint64(d), work, tables, False)
+                    fix(ant_masks[a], cell, _ONE << np.uint64(d), work, tables, np.bool_(False))
                     tau[cell, d] = (1.0 - xi) * tau[cell, d] + xi * tau0
                     cycles += 1
                 position[a] = cell + 1 if cell + 1 < cells else 0
@@ -222,12 +223,12 @@ def _colony(
                 best_fixed = fixed
                 best_ant = a
         if best_fixed == cells:
-            solution[:] = ant_masks[best_ant]
+            copy_into(solution, ant_masks[best_ant])
             return _SOLVED
         reward = cells / (cells - best_fixed)
         if reward > fstate[_BEST_VALUE]:
             fstate[_BEST_VALUE] = reward
-            best_masks[:] = ant_masks[best_ant]
+            copy_into(best_masks, ant_masks[best_ant])
         best_value = fstate[_BEST_VALUE]
         for cell in range(cells):
             m = best_masks[cell]
@@ -255,7 +256,8 @@ def acs_solve(
     if start.contradiction:
         return AcsResult(None, True, False, 0, 0, deadline.elapsed())
     root = start.masks
-    if fixed_count(root) == cells:
+    # numpy, not fixed_count: root is read-only, and numba compiles a kernel again for such an array
+    if np.count_nonzero((root != 0) & ((root & (root - _ONE)) == 0)) == cells:
         return AcsResult(masks_to_values(root, n), False, False, 0, 0, deadline.elapsed())
     tau0 = params.tau0 if params.tau0 is not None else 1.0 / cells
     tau = np.full((cells, n), tau0, dtype=np.float64)

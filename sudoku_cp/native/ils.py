@@ -71,6 +71,7 @@ from ..geometry import Geometry
 from ..grid import Grid
 from ..limits import Deadline, watch_compilation
 from . import NativeInputError
+from .arrays import copy_into
 from .chunks import BUDGET, ChunkBudget
 from .hillclimb import HillModel, objective
 from .hillclimb import build_model as box_layout
@@ -470,12 +471,12 @@ def _end_phase(t: _Tables, w: _Work, knobs: np.ndarray) -> None:  # pragma: no c
     s[_NO_GAIN] = 0 if s[_PHASE_BEST] < s[_INCUMBENT] else s[_NO_GAIN] + 1
     if s[_PHASE_BEST] <= s[_INCUMBENT]:  # better or equal: accepted
         s[_INCUMBENT] = s[_PHASE_BEST]
-        w.incumbent[:] = w.best
+        copy_into(w.incumbent, w.best)
     if 0 < knobs[_RESTART_AFTER] <= s[_NO_GAIN]:
         s[_RESTARTS] += 1
         s[_FRESH] = _NEW_FILL
         return
-    w.grid[:] = w.incumbent
+    copy_into(w.grid, w.incumbent)
     _recount(t, w)
     _perturb(t, w, knobs)
     s[_COST] = int(np.sum(w.row_count == 0) + np.sum(w.col_count == 0))
@@ -490,13 +491,13 @@ def _begin(t: _Tables, w: _Work, knobs: np.ndarray) -> bool:  # pragma: no cover
     """
     s = w.state
     if s[_FRESH] == _NEW_FILL:
-        w.grid[:] = t.fixed
+        copy_into(w.grid, t.fixed)
         for b in range(len(t.box_ptr) - 1):
             if not _fill_box(b, t, knobs[_FILL_DOMAINS] != 0, w.rng, w.grid):
                 return False
         s[_COST] = _recount(t, w)
         s[_INCUMBENT] = s[_COST]
-        w.incumbent[:] = w.grid
+        copy_into(w.incumbent, w.grid)
         s[_NO_GAIN] = 0
         if s[_ITERATIONS] == 0 and s[_RESTARTS] == 0:
             s[_INIT_COST] = s[_COST]
@@ -505,7 +506,7 @@ def _begin(t: _Tables, w: _Work, knobs: np.ndarray) -> bool:  # pragma: no cover
     if s[_FRESH] == _NEW_PHASE:
         # A local search starts from ``grid``: its best so far is where it starts.
         s[_PHASE_BEST] = s[_COST]
-        w.best[:] = w.grid
+        copy_into(w.best, w.grid)
         s[_STALL] = 0
         s[_PHASE_START] = s[_ITERATIONS]
         s[_LOWEST] = min(s[_LOWEST], s[_COST])
@@ -606,7 +607,7 @@ def _search(t: _Tables, w: _Work, knobs: np.ndarray, budget: int) -> int:  # pra
         s[_COST] += chosen_delta
         if s[_COST] < s[_PHASE_BEST]:
             s[_PHASE_BEST] = s[_COST]
-            best_grid[:] = grid
+            copy_into(best_grid, grid)
             s[_STALL] = 0
             s[_LOWEST] = min(s[_LOWEST], s[_COST])
     return BUDGET

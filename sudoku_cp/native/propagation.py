@@ -219,7 +219,8 @@ def propagate_masks(
     cells = masks.shape[0]
     n_units = units.shape[0]
     work = Scratch(np.empty(cells, np.int64), np.ones(n_units, np.bool_), np.arange(n_units).astype(np.int64))
-    top = 0
+    # np.int64(0), not 0: a literal would make numba compile _propagate once more for Literal[int](0)
+    top = np.int64(0)
     for cell in range(cells):
         m = masks[cell]
         if m == _ZERO:
@@ -242,8 +243,9 @@ def fix(
     """
     masks[cell] = value_bit
     work.stack[0] = cell
-    unit_top = _mark_units(cell, tables.cell_units, work.unit_dirty, work.unit_stack, 0)
-    return _propagate(masks, 1, unit_top, work, tables, strict)
+    # typed constants: a literal argument is a numba specialisation of its own (1-2 s to compile)
+    unit_top = _mark_units(cell, tables.cell_units, work.unit_dirty, work.unit_stack, np.int64(0))
+    return _propagate(masks, np.int64(1), unit_top, work, tables, strict)
 
 
 @numba.njit(cache=True)

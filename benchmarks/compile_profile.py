@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from dataclasses import dataclass
 
 
 def main() -> None:
@@ -33,25 +34,23 @@ def main() -> None:
 
     from numba.core import event
 
-    records: list[dict[str, object]] = []
-    stack: list[dict[str, object]] = []
+    records: list[Compile] = []
+    stack: list[Compile] = []
 
     class Listener(event.Listener):
         def on_start(self, ev: event.Event) -> None:
-            record = {"start": time.perf_counter(), "child": 0.0, "data": ev.data}
-            stack.append(record)
+            stack.append(Compile(start=time.perf_counter()))
 
         def on_end(self, ev: event.Event) -> None:
             record = stack.pop()
-            record["total"] = time.perf_counter() - float(record["start"])  # type: ignore[arg-type]
+            record.total = time.perf_counter() - record.start
             if stack:
-                stack[-1]["child"] = float(stack[-1]["child"]) + float(record["total"])  # type: ignore[arg-type]
-            data = ev.data or record["data"]
-            dispatcher = data.get("dispatcher") if isinstance(data, dict) else None
-            func = getattr(dispatcher, "py_func", None)
-            name = f"{func.__module__}.{func.__qualname__}" if func else str(dispatcher)
-            record["name"] = name
-            record["args"] = str(data.get("args")) if isinstance(data, dict) else ""
+                stack[-1].child += record.total
+            data = ev.data if isinstance(ev.data, dict) else {}
+            func = getattr(data.get("dispatcher"), "py_func", None)
+            record.name = f"{func.__module__}.{func.__qualname__}" if func else str(data.get("dispatcher"))
+            record.args = str(data.get("args"))
+            record.outermost = not stack
             records.append(record)
 
     event.register("numba:compile", Listener())
@@ -64,42 +63,45 @@ def main() -> None:
     sys.stdout.flush()
     out = sys.stderr
     print(f"\nexit {code}; wall {wall:.2f} s; {len(records)} compiles", file=out)
-    top_level = sum(float(r["total"]) for r in records if float(r["total"]) >= 0 and not _nested(r, records))  # type: ignore[arg-type]
-    print(f"compile seconds (outermost compiles): {top_level:.2f}", file=out)
-    by_name: dict[str, list[dict[str, object]]] = defaultdict(list)
-    for record in records:
-        by_name[str(record["name"])].append(record)
+    print(
+        f"compile seconds (outermost compiles): {sum(r.total for r in records if r.outermost):.2f}", file=out
+    )
     print("\nslowest (exclusive s, inclusive s, function, signature):", file=out)
-    ranked = sorted(records, key=lambda r: float(r["total"]) - float(r["child"]), reverse=True)  # type: ignore[arg-type]
-    for record in ranked[: args.top]:
-        exclusive = float(record["total"]) - float(record["child"])  # type: ignore[arg-type]
-        print(f"  {exclusive:6.2f} {float(record['total']):6.2f}  {record['name']}  {record['args'][:150]}", file=out)  # type: ignore[arg-type]
+    for record in sorted(records, key=lambda r: r.exclusive, reverse=True)[: args.top]:
+        print(f"  {record.exclusive:6.2f} {record.total:6.2f}  {record.name}  {record.args[:150]}", file=out)
+    by_name: dict[str, list[Compile]] = defaultdict(list)
+    for record in records:
+        by_name[record.name].append(record)
     multi = {name: rs for name, rs in by_name.items() if len(rs) > 1}
     print(f"\nfunctions compiled for several signatures: {len(multi)}", file=out)
     for name, rs in sorted(multi.items(), key=lambda item: -len(item[1])):
-        seconds = sum(float(r["total"]) - float(r["child"]) for r in rs)  # type: ignore[arg-type]
-        print(f"  {len(rs)} x {name} ({seconds:.2f} s exclusive)", file=out)
+        print(f"  {len(rs)} x {name} ({sum(r.exclusive for r in rs):.2f} s exclusive)", file=out)
         for r in rs:
-            print(f"      {str(r['args'])[:160]}", file=out)
+            print(f"      {r.args[:160]}", file=out)
     modules: dict[str, float] = defaultdict(float)
     for record in records:
-        modules[str(record["name"]).rsplit(".", 1)[0]] += float(record["total"]) - float(record["child"])  # type: ignore[arg-type]
+        modules[record.name.rsplit(".", 1)[0]] += record.exclusive
     print("\nexclusive seconds per module:", file=out)
     for module, seconds in sorted(modules.items(), key=lambda item: -item[1]):
         print(f"  {seconds:6.2f}  {module}", file=out)
     sys.exit(code)
 
 
-def _nested(record: dict[str, object], records: list[dict[str, object]]) -> bool:
-    """Whether this compile ran inside another (its time is already in the outer one's)."""
-    start, end = float(record["start"]), float(record["start"]) + float(record["total"])  # type: ignore[arg-type]
-    return any(
-        other is not record
-        and float(other["start"]) <= start  # type: ignore[arg-type]
-        and end <= float(other["start"]) + float(other["total"])  # type: ignore[arg-type]
-        and float(other["total"]) > float(record["total"])  # type: ignore[arg-type]
-        for other in records
-    )
+@dataclass
+class Compile:
+    """One compile: when it started, its seconds with and without the compiles nested in it."""
+
+    start: float
+    total: float = 0.0
+    child: float = 0.0
+    name: str = ""
+    args: str = ""
+    outermost: bool = True
+
+    @property
+    def exclusive(self) -> float:
+        """Seconds of this compile without the callees it compiled inside."""
+        return self.total - self.child
 
 
 if __name__ == "__main__":

@@ -185,6 +185,62 @@ def test_streamed_dimacs_equals_the_per_unit_encoder(encoding: AmoEncoding) -> N
         assert out.getvalue().decode("ascii") == expected
 
 
+@pytest.mark.parametrize("chunk", [1, 10, 300])
+def test_wide_pairwise_units_stream_the_same_bytes(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    # A chunk smaller than a unit makes every unit "wide": its pairs are written a piece at a time.
+    from sudoku_cp.nishio import cnf
+
+    monkeypatch.setattr(cnf, "_CHUNK_LITERALS", chunk)
+    rng = np.random.default_rng(chunk)
+    g = geometry_for_size(9)
+    instances = [NishioInstance(g, np.ones((9, 9), bool))]
+    instances += [NishioInstance(g, rng.random((9, 9)) < p) for p in (0.3, 0.7)]
+    if chunk >= 300:  # a side-121 instance of the reduction: boxes of up to 121 cells (slow in tiny pieces)
+        instances.append(reduce_formula(random_3sat(4, 12, 2)).instance)
+    for instance in instances:
+        expected = _reference_dimacs(instance, AmoEncoding.PAIRWISE)
+        out = io.BytesIO()
+        stream_nishio_dimacs(instance, AmoEncoding.PAIRWISE, out)
+        assert out.getvalue().decode("ascii") == expected
+
+
+class _Counted(io.RawIOBase):
+    """A binary sink that only counts what is written (so the output takes no memory)."""
+
+    def __init__(self) -> None:
+        self.size = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes) -> int:  # type: ignore[override]
+        self.size += len(data)
+        return len(data)
+
+
+def test_a_wide_pairwise_unit_is_written_in_bounded_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tracemalloc
+
+    from sudoku_cp.geometry import Geometry
+    from sudoku_cp.nishio import cnf
+
+    # One full 40x40 box of a 1600x1600 grid: 1,279,200 pairs, about 17 MB of DIMACS.
+    monkeypatch.setattr(cnf, "_CHUNK_LITERALS", 1 << 16)
+    rows, cols = np.divmod(np.arange(1600), 40)
+    instance = NishioInstance.from_coordinates(Geometry(40, 40), rows, cols)
+    out = _Counted()
+    tracemalloc.start()
+    try:
+        _, clauses = stream_nishio_dimacs(instance, AmoEncoding.PAIRWISE, out)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    per_line = 1 + 40 * 39 // 2  # 40 rows and 40 columns of 40 cells; the other units are empty clauses
+    assert clauses == (1 + 1600 * 1599 // 2) + 2 * 40 * per_line + 2 * 1560 + 1599
+    assert out.size > 15_000_000
+    assert peak < out.size // 4, (peak, out.size)  # the whole unit's pairs alone would take 30 MB
+
+
 def test_models_from_cells_decide_like_the_formula() -> None:
     from sudoku_cp.nishio.api import make_method
 

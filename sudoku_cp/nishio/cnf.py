@@ -57,13 +57,30 @@ class _Template:
     aux: int
 
 
-@cache
 def _equals_template(encoding: AmoEncoding, width: int) -> _Template:
-    """The template of "exactly one" over ``width`` literals in ``encoding`` (width 0: the empty clause)."""
+    """The template of "exactly one" over ``width`` literals in ``encoding`` (width 0: the empty clause).
+
+    Pairwise templates are made on each call (numpy, quick) and never kept: a wide unit's takes
+    gigabytes; the others come from pysat.card once per width and are kept."""
+    if encoding is AmoEncoding.PAIRWISE and width:
+        return _pairwise_template(width)
+    return _card_template(encoding, width)
+
+
+def _template_size(encoding: AmoEncoding, width: int) -> tuple[int, int, int]:
+    """(auxiliaries, literals with clause-ending zeros, clauses) of a unit of ``width`` cells,
+    without building a pairwise template."""
+    if encoding is AmoEncoding.PAIRWISE and width:
+        pairs = width * (width - 1) // 2
+        return 0, width + 1 + 3 * pairs, 1 + pairs
+    template = _card_template(encoding, width)
+    return template.aux, template.symbols.size, template.clauses
+
+
+@cache
+def _card_template(encoding: AmoEncoding, width: int) -> _Template:
     if width == 0:
         return _Template(np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int8), 1, 0)
-    if encoding is AmoEncoding.PAIRWISE:
-        return _pairwise_template(width)
     clauses, aux = card_template(encoding, width, exactly=True)
     flat = np.array([x for clause in clauses for x in (*clause, 0)], dtype=np.int64)
     return _Template(np.abs(flat), np.where(flat < 0, -1, 1).astype(np.int8), len(clauses), aux)
@@ -174,13 +191,13 @@ class _Family:
     """One family's units laid out for filling from templates: unit widths, where each unit's cells
     start in ``order``, its first auxiliary, its literal offset and length; sizes of the whole."""
 
+    encoding: AmoEncoding
     order: np.ndarray
     widths: np.ndarray
     starts: np.ndarray
     aux_base: np.ndarray
     offsets: np.ndarray
     lengths: np.ndarray
-    templates: dict[int, _Template]
     clauses: int
     top: int  # the highest variable after this family
 
@@ -190,22 +207,20 @@ def _plan_family(
 ) -> _Family:
     """The layout of one family, auxiliaries from ``top + 1`` unit by unit."""
     widths = np.bincount(unit_of_cell, minlength=n)
-    templates = {int(w): _equals_template(encoding, int(w)) for w in np.unique(widths)}
     aux_of = np.zeros(int(widths.max()) + 1, dtype=np.int64)
     length_of = np.zeros_like(aux_of)
     clauses_of = np.zeros_like(aux_of)
-    for width, template in templates.items():
-        aux_of[width], length_of[width] = template.aux, template.symbols.size
-        clauses_of[width] = template.clauses
+    for width in np.unique(widths).tolist():
+        aux_of[width], length_of[width], clauses_of[width] = _template_size(encoding, width)
     aux, lengths = aux_of[widths], length_of[widths]
     return _Family(
+        encoding,
         order,
         widths,
         np.concatenate([[0], np.cumsum(widths)[:-1]]),
         top + np.concatenate([[0], np.cumsum(aux)[:-1]]),
         np.concatenate([[0], np.cumsum(lengths)[:-1]]),
         lengths,
-        templates,
         int(clauses_of[widths].sum()),
         top + int(aux.sum()),
     )
@@ -221,7 +236,7 @@ def _family_flat(family: _Family, first: int, last: int) -> np.ndarray:
     flat = np.zeros(int(family.lengths[first:last].sum()), dtype=np.int64)
     widths = family.widths[first:last]
     for width in np.unique(widths).tolist():
-        template = family.templates[width]
+        template = _equals_template(family.encoding, width)
         units = first + np.flatnonzero(widths == width)
         columns = [np.zeros((units.size, 1), dtype=np.int64)]
         if width:
@@ -233,6 +248,31 @@ def _family_flat(family: _Family, first: int, last: int) -> np.ndarray:
         block = variables[:, template.symbols] * template.signs
         flat[(family.offsets[units] - base)[:, None] + np.arange(template.symbols.size)[None, :]] = block
     return flat
+
+
+def _pairwise_pieces(family: _Family, unit: int, most: int) -> Iterator[np.ndarray]:
+    """One pairwise unit's flat clauses in pieces of about ``most`` literals (whole clauses): the
+    at-least-one clause, then (-v_i -v_j) for i < j in row-major order, as its template gives them,
+    a block of consecutive i at a time (a wide unit's pairs never all exist at once)."""
+    width = int(family.widths[unit])
+    start = int(family.starts[unit])
+    cells = family.order[start : start + width] + 1  # cell variables are 1-based positions in S
+    yield np.concatenate([cells, [0]])
+    per_row = width - 1 - np.arange(width, dtype=np.int64)  # pairs (i, j > i) of each i
+    ends = np.cumsum(per_row)
+    first = 0
+    while first < width - 1:
+        done = int(ends[first - 1]) if first else 0
+        last = max(first + 1, int(np.searchsorted(ends, done + max(1, most // 3), side="right")))
+        last = min(last, width - 1)
+        counts = per_row[first:last]
+        i = np.repeat(np.arange(first, last, dtype=np.int64), counts)
+        # j runs i + 1 .. width - 1 within each i: position in the block minus the i's own start
+        j = i + 1 + np.arange(i.size, dtype=np.int64) - np.repeat(ends[first:last] - counts - done, counts)
+        block = np.zeros((i.size, 3), dtype=np.int64)
+        block[:, 0], block[:, 1] = -cells[i], -cells[j]
+        yield block.reshape(-1)
+        first = last
 
 
 def _plan(instance: NishioInstance, encoding: AmoEncoding) -> list[_Family]:
@@ -265,10 +305,13 @@ def cnf_memory_estimate(instance: NishioInstance, encoding: AmoEncoding, *, stre
     at a time), from the unit widths k_U alone, before anything is built.
 
     The whole model keeps 8 bytes per literal; the widest unit's template (9 bytes per entry) and
-    its block of clauses with numpy's temporaries (about 32 bytes per literal) come on top.
+    its block of clauses with numpy's temporaries (about 32 bytes per literal) come on top.  Streamed,
+    a pairwise unit wider than a chunk is written a piece at a time: no unit counts above a chunk.
     """
     per_unit = np.concatenate([_literals(k, encoding) for k in _widths(instance)])
     widest = float(per_unit.max()) if per_unit.size else 0.0
+    if streamed and encoding is AmoEncoding.PAIRWISE:
+        widest = min(widest, float(_CHUNK_LITERALS))
     total = float(per_unit.sum())
     chunk = max(widest, float(min(total, _CHUNK_LITERALS)))
     whole = 0.0 if streamed else 8 * total
@@ -336,7 +379,11 @@ def stream_nishio_dimacs(
             while first < instance.n:
                 start = int(ends[first - 1]) if first else 0
                 last = max(first + 1, int(np.searchsorted(ends, start + _CHUNK_LITERALS, side="right")))
-                yield _family_flat(family, first, min(last, instance.n))
+                wide = family.lengths[first] > _CHUNK_LITERALS  # then it is alone: last == first + 1
+                if wide and encoding is AmoEncoding.PAIRWISE:
+                    yield from _pairwise_pieces(family, first, _CHUNK_LITERALS)
+                else:
+                    yield _family_flat(family, first, min(last, instance.n))
                 first = last
 
     write_flat_dimacs(target, chunks(), n_vars, shell.comments(), n_clauses=shell.n_clauses)

@@ -170,7 +170,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _instance_job(args: argparse.Namespace) -> _Job:
-    from ..nishio.text import parse_instance
+    from ..nishio.text import SideLimit, parse_instance
+
+    limit = None
+    if args.method == "dag":  # refused from the header, before a huge instance is read and built
+        from ..nishio.dag import MAX_DAG_SIDE
+
+        why = "the largest the Nishio DAG is built for (its vertex count grows like 2^n); try --method sat"
+        limit = SideLimit(MAX_DAG_SIDE, why)
 
     if args.instance is None:
         raise CliError("give an INSTANCE file, or --puzzle with --digit or --all-digits")
@@ -178,7 +185,7 @@ def _instance_job(args: argparse.Namespace) -> _Job:
         raise CliError("--digit and --all-digits need --puzzle")
     text, name = common.read_argument(args.instance, literal=False)
     try:
-        return _Job(parse_instance(text, box=args.box), name or args.instance)
+        return _Job(parse_instance(text, box=args.box, limit=limit), name or args.instance)
     except ParseError as problem:
         raise CliError(f"{name}: {problem}") from None
 

@@ -115,7 +115,9 @@ def propagation_tables(geometry: Geometry) -> PropagationTables:
 
 
 @numba.njit(cache=True, inline="always")
-def _clear_dirty(unit_dirty: np.ndarray, unit_stack: np.ndarray, unit_top: int) -> None:  # pragma: no cover
+def _clear_dirty(
+    unit_dirty: np.ndarray, unit_stack: np.ndarray, unit_top: int | np.int64
+) -> None:  # pragma: no cover
     """Reset the dirty flags of the units still waiting on the stack."""
     for k in range(unit_top):
         unit_dirty[unit_stack[k]] = False
@@ -123,8 +125,12 @@ def _clear_dirty(unit_dirty: np.ndarray, unit_stack: np.ndarray, unit_top: int) 
 
 @numba.njit(cache=True, inline="always")
 def _mark_units(
-    cell: int, cell_units: np.ndarray, unit_dirty: np.ndarray, unit_stack: np.ndarray, unit_top: int
-) -> int:  # pragma: no cover - compiled
+    cell: int,
+    cell_units: np.ndarray,
+    unit_dirty: np.ndarray,
+    unit_stack: np.ndarray,
+    unit_top: int | np.int64,
+) -> int | np.int64:  # pragma: no cover - compiled
     """Queue the row, column and box of ``cell`` for rule 2 (once each); return the new stack top."""
     for j in range(3):
         u = cell_units[cell, j]
@@ -137,7 +143,12 @@ def _mark_units(
 
 @numba.njit(cache=True)
 def _propagate(
-    masks: np.ndarray, top: int, unit_top: int, work: Scratch, tables: PropagationTables, strict: bool
+    masks: np.ndarray,
+    top: int | np.int64,
+    unit_top: int | np.int64,
+    work: Scratch,
+    tables: PropagationTables,
+    strict: bool | np.bool_,
 ) -> bool:  # pragma: no cover - compiled
     """Run both rules from the queued cells and units: ``work.stack[:top]``, ``work.unit_stack[:unit_top]``.
 
@@ -235,7 +246,12 @@ def propagate_masks(
 
 @numba.njit(cache=True)
 def fix(
-    masks: np.ndarray, cell: int, value_bit: np.uint64, work: Scratch, tables: PropagationTables, strict: bool
+    masks: np.ndarray,
+    cell: int,
+    value_bit: np.uint64,
+    work: Scratch,
+    tables: PropagationTables,
+    strict: bool | np.bool_,
 ) -> bool:  # pragma: no cover - compiled
     """Fix ``cell`` to ``value_bit`` and propagate incrementally; False on contradiction (strict).
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -36,6 +37,7 @@ __all__ = [
     "SPARSE_FROM",
     "SPARSE_HEADER",
     "ParseError",
+    "SideLimit",
     "format_cells",
     "format_mask",
     "format_sparse",
@@ -59,6 +61,25 @@ _NEGATIVE = re.compile(r"-[0-9]")
 _MAX_DIGITS = 9  # a longer row, column or size lies beyond MAX_SIDE anyway
 _IN = frozenset("xX1")
 _OUT = frozenset(".0")
+
+
+@dataclass(frozen=True, slots=True)
+class SideLimit:
+    """The largest side a caller can answer, and why (a clause ending the refusal's sentence).
+
+    ``parse_instance`` refuses a larger instance as soon as its side is known (a header, the
+    first row), before the rest is read or anything of that size is built.
+    """
+
+    largest: int
+    why: str
+
+
+def _check_side(n: int, limit: SideLimit | None, line: int | None, column: int | None = None) -> None:
+    if limit is not None and n > limit.largest:
+        raise ParseError(
+            f"a {n}x{n} instance is larger than {limit.largest}x{limit.largest}, {limit.why}", line, column
+        )
 
 
 def format_mask(instance: NishioInstance, *, boxes: bool = False, closure: np.ndarray | None = None) -> str:
@@ -99,7 +120,9 @@ def format_sparse(instance: NishioInstance) -> str:
     return head + "".join(f"{r} {c}\n" for r, c in zip(rows, cols, strict=True))
 
 
-def _from_sparse(lines: list[tuple[int, str]], box: tuple[int, int] | None) -> NishioInstance:
+def _from_sparse(
+    lines: list[tuple[int, str]], box: tuple[int, int] | None, limit: SideLimit | None
+) -> NishioInstance:
     """The sparse form (``lines`` without comments; the first non-blank one is the header)."""
     body = [(k, line) for k, line in lines if line.strip()]
     number, header = body[0]
@@ -121,6 +144,7 @@ def _from_sparse(lines: list[tuple[int, str]], box: tuple[int, int] | None) -> N
     if missing:
         raise ParseError(f"the {SPARSE_HEADER} header needs {' and '.join(missing)}=", number)
     n = _number(settings["n"], "n", number, 1, MAX_SPARSE_SIDE)
+    _check_side(n, limit, number)
     if "box" in settings:
         try:
             box = parse_box(settings["box"], largest=MAX_SPARSE_SIDE)
@@ -182,7 +206,7 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _from_json(text: str, box: tuple[int, int] | None) -> NishioInstance:
+def _from_json(text: str, box: tuple[int, int] | None, limit: SideLimit | None) -> NishioInstance:
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as error:
@@ -194,6 +218,7 @@ def _from_json(text: str, box: tuple[int, int] | None) -> NishioInstance:
     n = obj["n"]
     if not _is_int(n) or not 2 <= n <= MAX_SIDE:
         raise ParseError(f'"n" must be an integer in 2..{MAX_SIDE} (the largest side), got {excerpt(n)}')
+    _check_side(n, limit, None)
     if "box" in obj:
         try:
             box = parse_box(str(obj["box"]) if isinstance(obj["box"], str) else excerpt(obj["box"]))
@@ -223,7 +248,9 @@ def _number(digits: str, what: str, line: int, column: int, largest: int = MAX_S
     return int(digits)
 
 
-def _from_cell_list(lines: list[tuple[int, str]], box: tuple[int, int] | None) -> NishioInstance:
+def _from_cell_list(
+    lines: list[tuple[int, str]], box: tuple[int, int] | None, limit: SideLimit | None
+) -> NishioInstance:
     n: int | None = None
     cells: list[tuple[int, int, int, int]] = []
     for number, text in lines:
@@ -238,11 +265,13 @@ def _from_cell_list(lines: list[tuple[int, str]], box: tuple[int, int] | None) -
             if value:
                 if key.lower() == "n":
                     n = _number(value, "n", number, col)
+                    _check_side(n, limit, number, col)  # before the cells that follow are read
                 elif key.lower() == "box":
                     try:
                         box = parse_box(value)
                     except GeometryError as error:
                         raise ParseError(str(error), number, col) from None
+                    _check_side(box[0] * box[1], limit, number, col)
                 else:
                     raise ParseError(
                         f"unknown setting {excerpt(word)} (expected n=N or box=PxQ)", number, col
@@ -264,7 +293,9 @@ def _from_cell_list(lines: list[tuple[int, str]], box: tuple[int, int] | None) -
     return NishioInstance.from_cells(g, [(r - 1, c - 1) for r, c, _, _ in cells])
 
 
-def _from_mask_rows(lines: list[tuple[int, str]], box: tuple[int, int] | None) -> NishioInstance:
+def _from_mask_rows(
+    lines: list[tuple[int, str]], box: tuple[int, int] | None, limit: SideLimit | None
+) -> NishioInstance:
     rows: list[tuple[int, list[bool]]] = []
     for number, text in lines:
         body = text.split("#", 1)[0]
@@ -283,6 +314,8 @@ def _from_mask_rows(lines: list[tuple[int, str]], box: tuple[int, int] | None) -
                 raise ParseError(f"{what} in an instance row (use x or . )", number, col)
         if len(row) > MAX_SIDE or len(rows) == MAX_SIDE:  # refused before more is read
             raise ParseError(f"an instance has at most {MAX_SIDE} rows of {MAX_SIDE} cells", number)
+        if not rows:
+            _check_side(len(row), limit, number)  # the first row's length is the side
         rows.append((number, row))
     if not rows:
         raise ParseError("the instance is empty")
@@ -294,22 +327,27 @@ def _from_mask_rows(lines: list[tuple[int, str]], box: tuple[int, int] | None) -
     return NishioInstance(g, np.array([row for _, row in rows], dtype=bool))
 
 
-def parse_instance(text: str, *, box: tuple[int, int] | None = None) -> NishioInstance:
-    """Read an instance in any of the module's text forms (detected from the text)."""
+def parse_instance(
+    text: str, *, box: tuple[int, int] | None = None, limit: SideLimit | None = None
+) -> NishioInstance:
+    """Read an instance in any of the module's text forms (detected from the text).
+
+    With a ``limit``, a larger side is refused from the line that tells it (see ``SideLimit``).
+    """
     text = strip_bom(text)
     stripped = text.strip()
     if not stripped:
         raise ParseError("the instance is empty")
     if stripped.startswith("{"):
-        return _from_json(stripped, box)
+        return _from_json(stripped, box, limit)
     lines = [(k, line.rstrip("\r\n")) for k, line in enumerate(text.splitlines(), start=1)]
     lines = [(k, line) for k, line in lines if not line.lstrip().startswith("#")]
     first = next((line for _, line in lines if line.strip()), "")
     if first.split(maxsplit=1)[:1] == [SPARSE_HEADER]:
-        return _from_sparse(lines, box)
+        return _from_sparse(lines, box, limit)
     if re.search(r"[Rr]-?[0-9]+[Cc]-?[0-9]+|-?[0-9]+,-?[0-9]+|\bn=", stripped):  # minus: an error there
-        return _from_cell_list(lines, box)
-    return _from_mask_rows(lines, box)
+        return _from_cell_list(lines, box, limit)
+    return _from_mask_rows(lines, box, limit)
 
 
 def instance_text(instance: NishioInstance, form: str = "mask") -> str:

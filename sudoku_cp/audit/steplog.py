@@ -118,7 +118,7 @@ def read_step_logs(
             continue
         try:
             obj = json.loads(raw)
-        except ValueError as problem:  # json.JSONDecodeError, and a number too long to convert
+        except (ValueError, RecursionError) as problem:  # also a number too long, nesting too deep
             raise StepLogError(number, f"not JSON: {excerpt(str(problem), 120, quote=False)}") from None
         if not isinstance(obj, dict):
             raise StepLogError(number, f"a JSON object is expected, not {excerpt(obj, 40)}")

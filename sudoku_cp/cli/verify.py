@@ -485,6 +485,8 @@ def run_steps(args: argparse.Namespace) -> int:
     for key, (option, default) in _NOT_FOR_STEPS.items():
         if getattr(args, key, default) != default:
             raise CliError(f"--steps checks a step log in this process: {option} does not apply")
+    if args.steps == "-" and args.puzzle == "-":
+        raise CliError("the corpus and --steps cannot both be standard input")
     text, name = common.read_argument(args.steps, literal=False)
     items = common.load_puzzles(args)[0] if args.puzzle is not None else None
     try:
@@ -494,7 +496,10 @@ def run_steps(args: argparse.Namespace) -> int:
     digest = digest_items(items) if items is not None else None
     for line, header in headers:  # a log written with -o names the input it was made from
         if digest is not None and header.get("input") not in (None, digest):
-            raise CliError(f"{name}: line {line}: the log was made from another input than {args.puzzle}")
+            raise CliError(
+                f"{name}: line {line}: the log was made from another input than {args.puzzle} "
+                "(or read with another --box or --format)"
+            )
     identity = run_identity(args, digest_texts([text, digest or ""]), leave_out={"puzzle", "steps"})
     output = BatchOutput(args.output_file, args.resume, args.json, identity)
     counts = {verdict: 0 for verdict in StepVerdict}

@@ -194,3 +194,47 @@ def test_ctrl_c_on_a_big_grid_ends_within_a_second(corpus: str, argv: list[str],
     assert process.returncode == 130, err
     assert err.decode().strip().endswith("interrupted")
     assert within_limit(seconds, 1.0), f"{seconds:.2f} s"
+
+
+#: Runs ``sudoku-cp`` with a marker line on stderr when the grid's words start being tokenised.
+_MARKED_PARSE = (
+    "import sys\n"
+    "import sudoku_cp.formats as formats\n"
+    "tokens = formats._word_tokens\n"
+    "def marked(*args, **kwargs):\n"
+    "    sys.stderr.write('parsing\\n'); sys.stderr.flush()\n"
+    "    return tokens(*args, **kwargs)\n"
+    "formats._word_tokens = marked\n"
+    "from sudoku_cp.__main__ import run\n"
+    "sys.argv = ['sudoku-cp', *sys.argv[1:]]\n"
+    "sys.exit(run())\n"
+)
+
+
+@pytest.mark.slow
+@pytest.mark.timing
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("command", ["solve", "explain"])
+def test_ctrl_c_while_a_400x400_grid_is_parsed_ends_within_a_second(command: str) -> None:
+    # The issue measured 1-2 s from Ctrl-C to exit while the 400x400 text was being cut into cells.
+    import signal
+
+    path = shared_file(BIG)
+    environment = {**os.environ, "SUDOKU_CP_BACKGROUND_COMPILE": "0"}
+    process = subprocess.Popen(
+        [sys.executable, "-c", _MARKED_PARSE, command, str(path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=environment,
+        start_new_session=True,
+    )
+    assert process.stderr is not None
+    assert process.stderr.readline() == b"parsing\n"  # the 160,000 words are being read now
+    time.sleep(0.2)
+    began = time.monotonic()
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    seconds = time.monotonic() - began
+    assert process.returncode == 130, err
+    assert err.decode().strip().endswith("interrupted")
+    assert within_limit(seconds, 1.0), f"{seconds:.2f} s"

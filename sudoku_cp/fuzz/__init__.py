@@ -156,7 +156,7 @@ def fuzz(
     deadline = Deadline(None if budget is None else max(budget - spent, 0.0))
     began = time.perf_counter()
     ground = GroundTruth(truth_name)
-    pool = CallPool(executor)
+    pool = CallPool(executor, warm=template)
     try:
         number = start
         while True:

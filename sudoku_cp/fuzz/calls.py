@@ -47,6 +47,7 @@ __all__ = [
     "crashed",
     "register",
     "run_call",
+    "warm_up",
 ]
 
 #: What a Python solver may return: a solution (a Grid, or digits as an array or nested lists),
@@ -262,6 +263,23 @@ def run_call(call: Call) -> Outcome:
     )
     shown = tuple(pack_grid(grid) for grid in answer.solutions)
     return Outcome(pack_grid(puzzle), verdict, answer.claim, detail, shown, answer.seconds)
+
+
+def warm_up(call: Call) -> None:
+    """Make here what a worker's first calls make (the solver object, the ground truth, the case
+    generator's modules, provers and compiled kernels, on the smallest grids), without running
+    the solver: workers forked afterwards inherit them instead of each making its own, which on
+    a busy machine took seconds of every worker's first calls (and again after a worker died)."""
+    from .cases import STATUSES
+
+    with contextlib.suppress(LookupError):
+        _solver(call.solver)
+    truth = _truths.setdefault(call.truth, GroundTruth(call.truth))
+    for status in STATUSES:
+        puzzle = make_case(CaseKey((2, 2), status, "edges", (0,)))
+        if puzzle is not None:
+            with contextlib.suppress(Exception):  # a truth that fails here fails in the call too
+                truth(puzzle)
 
 
 def _run_calls(chunk: list[Call]) -> list[Outcome]:

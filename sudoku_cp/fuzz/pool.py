@@ -6,6 +6,9 @@ per batch cost more than the calls of a fast solver, and each new worker had to 
 and ground truth again; so ``CallPool`` starts ``jobs`` workers once (forked, so they inherit the
 Python solvers registered before) and sends every batch to them.
 
+Before the workers are forked, this process makes what their first calls would make
+(``calls.warm_up``: the ground truth, the case generator's kernels), so they start warm.
+
 ``outcomes(calls)`` gives the calls' outcomes in call order, at most ``window`` out at once;
 closing it early (the shrinker found its failing candidate) cancels the calls not started and
 lets the running ones finish unseen: a program is killed at its time limit, so they are short.
@@ -25,7 +28,7 @@ from types import TracebackType
 from typing import Any
 
 from ..executor import Executor, run_ordered, stop_pool
-from .calls import CALL_WORK, Call, Outcome, crashed, run_call
+from .calls import CALL_WORK, Call, Outcome, crashed, run_call, warm_up
 
 __all__ = ["CallPool"]
 
@@ -48,8 +51,9 @@ def _quiet_worker() -> None:
 class CallPool:
     """The calls of one fuzzing run, run where ``executor`` says (see the module docstring)."""
 
-    def __init__(self, executor: Executor | None = None) -> None:
+    def __init__(self, executor: Executor | None = None, warm: Call | None = None) -> None:
         self.executor = executor or Executor()
+        self.warm = warm  # a call like the run's: what to make before the workers are forked
         self._pool: Any = None  # a ProcessPoolExecutor, started at the first batch
 
     @property
@@ -74,6 +78,9 @@ class CallPool:
 
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("fork" if "fork" in methods else None)
+            if self.warm is not None and "fork" in methods:
+                warm_up(self.warm)
+                self.warm = None  # once: after a worker's death the new ones inherit it too
             self._pool = ProcessPoolExecutor(self.jobs, mp_context=context, initializer=_quiet_worker)
         return self._pool
 

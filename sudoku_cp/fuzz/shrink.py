@@ -121,7 +121,7 @@ def shrink(
     if kind is None:
         raise ValueError(f"nothing to shrink: the call's verdict is {outcome.verdict}")
     if not isinstance(executor, CallPool):
-        with CallPool(executor) as pool:
+        with CallPool(executor, warm=call) as pool:
             return shrink(
                 puzzle,
                 key,

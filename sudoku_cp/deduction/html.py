@@ -21,12 +21,13 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from html import escape
 from pathlib import Path
 
 from ..errors import naming_file
-from ..formats import format_line
+from ..formats import SYMBOLS, format_line
 from ..grid import Grid
 from ..outcome import Status
 from .board import Board
@@ -105,22 +106,31 @@ def _frames(puzzle: Grid, deduction: Deduction, headline: str) -> Iterator[tuple
     )
 
 
-def _packed(pictures: list[str]) -> dict[str, list[object]]:
-    """The pictures as gzip-compressed JSON arrays, base64, a chunk of about ``CHUNK_BYTES`` each;
+def _packed(pictures: Iterable[str]) -> dict[str, list[object]]:
+    """The pictures as gzip-compressed JSON arrays, base64, a chunk of about ``CHUNK_BYTES`` each
+    (packed as they come: a big grid's hundreds of pictures are never all held at once);
     ``first``: the frame number each chunk starts at."""
     chunks: list[object] = []
     first: list[object] = []
-    start = 0
-    while start < len(pictures):
-        stop, size = start, 0
-        while stop < len(pictures) and (stop == start or size + len(pictures[stop]) <= CHUNK_BYTES):
-            size += len(pictures[stop])
-            stop += 1
+    pending: list[str] = []
+    size = count = 0
+
+    def pack() -> None:
         # mtime=0: the same explanation makes the same page, byte for byte.
-        data = gzip.compress(json.dumps(pictures[start:stop]).encode("utf-8"), 9, mtime=0)
+        data = gzip.compress(json.dumps(pending).encode("utf-8"), 9, mtime=0)
         chunks.append(base64.b64encode(data).decode("ascii"))
-        first.append(start)
-        start = stop
+        first.append(count - len(pending))
+        pending.clear()
+
+    for picture in pictures:
+        if pending and size + len(picture) > CHUNK_BYTES:
+            pack()
+            size = 0
+        pending.append(picture)
+        size += len(picture)
+        count += 1
+    if pending:
+        pack()
     return {"chunks": chunks, "first": first}
 
 
@@ -129,14 +139,31 @@ def _script_json(value: object) -> str:
     return json.dumps(value, separators=(",", ":")).replace("<", "\\u003c")
 
 
+def _letters(n: int) -> str:
+    """How the pictures write digits past 9 (the texts say 10, 11 ...; the grid A, B ...)."""
+    if n <= 9 or n > len(SYMBOLS):
+        return ""
+    last = f", {n} = {SYMBOLS[n - 1]}" if n > 11 else ""
+    return f"In the pictures digits past 9 are letters: 10 = A, 11 = B{last}."
+
+
 def explanation_html(puzzle: Grid, deduction: Deduction, *, headline: str = "") -> str:
     """The HTML page that steps through ``deduction`` of ``puzzle``; ``headline`` (e.g. 'solved in
     52 steps, rating 4.2') heads the page and ends the steps."""
     facts: list[dict[str, object]] = []
-    pictures: list[str] = []
-    for fact, picture in _frames(puzzle, deduction, headline):
-        facts.append(fact)
-        pictures.append(picture)
+    widths: list[int] = []
+
+    def pictures() -> Iterator[str]:
+        for fact, picture in _frames(puzzle, deduction, headline):
+            facts.append(fact)
+            found = re.match(r'<svg [^>]*width="(\d+)"', picture)
+            widths.append(int(found.group(1)) if found else 480)
+            yield picture
+
+    packed = _packed(pictures())
+    # The picture gets at least its own width (a big grid then pushes the text below it) and
+    # may grow to half as much again; the page's width is the limit.
+    width = max(widths)
     g = puzzle.geometry
     shape = f"{g.n}x{g.n}, {g.p}x{g.q} boxes"
     items = "\n".join(
@@ -147,13 +174,15 @@ def explanation_html(puzzle: Grid, deduction: Deduction, *, headline: str = "") 
     )
     return _PAGE.format(
         title=escape(f"sudoku-cp explain: {shape}"),
+        figure=f"flex-basis: {width}px; max-width: {width * 3 // 2}px",
+        letters=escape(_letters(g.n)),
         shape=escape(shape),
         headline=escape(headline),
         puzzle=escape(format_line(puzzle)),
         steps=items,
         style=_STYLE,
         facts=_script_json(facts),
-        pictures=_script_json(_packed(pictures)),
+        pictures=_script_json(packed),
         script=_SCRIPT,
     )
 
@@ -186,6 +215,7 @@ script-src 'unsafe-inline'">
 <h1>sudoku-cp explain <small>{shape}</small></h1>
 <p id="headline">{headline}</p>
 <p class="puzzle"><code>{puzzle}</code></p>
+<p class="note">{letters}</p>
 </header>
 <nav id="controls" aria-label="steps">
 <button id="first" type="button" title="first (Home)">&laquo; first</button>
@@ -196,7 +226,8 @@ script-src 'unsafe-inline'">
 <input id="slider" type="range" min="0" value="0" aria-label="frame">
 </nav>
 <main>
-<figure id="picture" aria-label="the grid"><p class="note">unpacking the picture&hellip;</p></figure>
+<figure id="picture" aria-label="the grid" style="{figure}">
+<p class="note">unpacking the picture&hellip;</p></figure>
 <section id="about">
 <h2 id="title"></h2>
 <p id="weight"></p>
@@ -236,7 +267,7 @@ button:disabled { color: #9ca3af; cursor: default; }
 #counter { min-width: 11em; text-align: center; font-weight: 600; font-variant-numeric: tabular-nums; }
 #slider { flex: 1 1 160px; min-width: 120px; }
 main { display: flex; flex-wrap: wrap; gap: 20px; align-items: flex-start; }
-figure { margin: 0; flex: 1 1 480px; max-width: 820px; }
+figure { margin: 0; flex: 1 1 480px; }
 figure svg { width: 100%; height: auto; display: block; }
 #about { flex: 1 1 320px; min-width: 280px; }
 #weight { color: var(--soft); margin: 0 0 6px; }

@@ -143,3 +143,23 @@ def test_a_fresh_run_writes_the_header_that_readers_skip(
     assert "jobs" not in header["options"] and "output_file" not in header["options"]  # type: ignore[operator]
     code, _, err = _run(capsys, "rate", str(corpus), "--json", "-o", str(results), "--resume", "--jobs", "2")
     assert code in (0, 3) and "error" not in err, err  # --jobs changes no result: resumed
+
+
+def test_verify_refuses_runs_made_on_another_answers_file_at_the_same_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The answers file was recorded by its path only: edited in place, its old runs were resumed."""
+    corpus = _write(tmp_path / "corpus.txt", CORPUS[:3])
+    answers = _write(tmp_path / "answers.txt", ["unknown"] * 3)
+    results = tmp_path / "runs.jsonl"
+    argv = ["verify", str(corpus), "--answers", str(answers), "--json", "-o", str(results)]
+    assert _run(capsys, *argv)[0] == 3  # unknown answers
+    before = results.read_bytes()
+    assert _run(capsys, *argv, "--resume")[0] == 3  # the same file: resumed, nothing left to run
+    assert results.read_bytes()[: len(before)] == before
+    resumed = results.read_bytes()
+    _write(answers, ["unsat"] * 3)  # other claims, same path
+    code, out, err = _run(capsys, *argv, "--resume")
+    assert code == 2 and out == ""
+    _one_error_line(err, "made with other options (--answers")
+    assert results.read_bytes() == resumed

@@ -124,13 +124,21 @@ def digest_texts(texts: Iterable[str]) -> str:
 
 
 def run_identity(
-    args: argparse.Namespace, input_digest: str, *, leave_out: Iterable[str] = ()
+    args: argparse.Namespace,
+    input_digest: str,
+    *,
+    leave_out: Iterable[str] = (),
+    contents: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """What a results file's header records: the command, the input's digest, and every option
     that can change a result (``leave_out``: more arguments that cannot, e.g. the input's path,
-    whose contents the digest holds)."""
+    whose contents the digest holds).  ``contents`` names options that are files, with the text
+    read from each: they are recorded by those texts' digests, not by their paths."""
     skip = _NOT_RESULTS | set(leave_out)
     options = {key: _plain(value) for key, value in sorted(vars(args).items()) if key not in skip}
+    for key, texts in (contents or {}).items():
+        # a path says nothing of what the file held then: an edited file at the same path differs
+        options[key] = [f"sha256:{digest_texts([text])}" for text in texts]
     return {HEADER_KEY: _VERSION, "command": args.command, "input": input_digest, "options": options}
 
 

@@ -373,9 +373,12 @@ def run(args: argparse.Namespace) -> int:
     if args.puzzle == "-" and "-" in args.answers:
         raise CliError("the corpus and --answers cannot both be standard input")
     items, _ = common.load_puzzles(args)
-    identity = run_identity(args, digest_items(items), leave_out={"puzzle"})
+    solvers = _solvers(args, items)  # first: an answer file is recorded by what it holds, not its path
+    answers = [
+        "\n".join(f"{n} {text}" for n, text in s.lines) for s in solvers if isinstance(s, AnswerFileSolver)
+    ]
+    identity = run_identity(args, digest_items(items), leave_out={"puzzle"}, contents={"answers": answers})
     output = BatchOutput(args.output_file, args.resume, args.json, identity)
-    solvers = _solvers(args, items)
     truth = GroundTruth(_truth_name(args))
     tallies = {solver.name: SolverTally(solver.name) for solver in solvers}
     repeatable = {solver.name for solver in solvers if solver.repeatable}

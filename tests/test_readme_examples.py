@@ -154,7 +154,7 @@ STAND_INS: dict[str, Callable[[Path], str]] = {
     "./mysolver": lambda _: MYSOLVER.replace("{python}", sys.executable),
 }
 #: What an example writes (after these options) and so need not exist before it runs.
-OUTPUT_OPTIONS = {"-o", "--meta", "--svg", "--certify", "--witness", "--write-formula"}
+OUTPUT_OPTIONS = {"-o", "--meta", "--svg", "--html", "--certify", "--witness", "--write-formula"}
 #: Examples this test cannot run, and why.
 CANNOT_RUN = {
     "tcp://": "needs a Dask scheduler at the address the reader runs",

@@ -147,6 +147,9 @@ class _Inconsistent(Exception):
         self.claim = (kind, cell, digit)
 
 
+_AROUND_SIDE = 64  # up to this side each cell's units are tabled once (6 MB at 64x64)
+
+
 def _consistency(log: StepLog) -> _Claims:
     """Walk the log's steps keeping the candidates its claims leave (Sudoku's rules applied to
     every given and placement); collect every claim, stop at the first contradiction."""
@@ -155,6 +158,7 @@ def _consistency(log: StepLog) -> _Claims:
     g = puzzle.geometry
     n = g.n
     units, cell_units = g.units, g.cell_units
+    around = units[cell_units].reshape(n * n, 3 * n) if n <= _AROUND_SIDE else None
     values = puzzle.values.reshape(-1).astype(np.int64)
     given = np.flatnonzero(values)
     digit = values[given] - 1
@@ -164,39 +168,42 @@ def _consistency(log: StepLog) -> _Claims:
     cand[given] = False
     cand[given, digit] = True
     placed = values - 1  # the digit of each filled cell, -1 for an open one
-    removed_by = np.full((n * n, n), -1, dtype=np.int64)  # the step that removed a candidate (-1: givens)
-    placed_by = np.full(n * n, -1, dtype=np.int64)
+    placed_by = np.full(n * n, -1, dtype=np.int64)  # the step that placed it (-1: a given)
     checks = {check.position: check for check in log.checks}
-    rows: list[tuple[int, int, np.ndarray, np.ndarray]] = []
+    rows: list[tuple[int, int, np.ndarray, np.ndarray]] = []  # (step, kind, cells, digits) in order
 
     def who(step: int, by: int) -> str:
         return "the givens" if by < 0 else ("this step" if by == step else f"step {by + 1}")
 
-    def name(cell: int) -> str:
-        return g.cell_name(cell)
+    def remover(cell: int, d: int) -> int:
+        """The first step whose claims removed candidate (cell, d), -1 for the givens (looked up
+        only for a message: the walk itself keeps no such table)."""
+        mates = units[cell_units[cell]].reshape(-1)
+        for step, kind, cells, digits in rows:
+            if kind == 0:
+                hit = ((cells == cell) & (digits != d)) | (
+                    (digits == d) & (cells != cell) & np.isin(cells, mates)
+                )
+            else:
+                hit = (cells == cell) & (digits == d)
+            if hit.any():
+                return step
+        return -1
+
+    def holder(cell: int, step: int) -> str:
+        return "a given" if placed_by[cell] < 0 else who(step, int(placed_by[cell]))
 
     def place(step: int, cell: int, d: int) -> None:
         if placed[cell] == d:
             return  # said again: nothing new
+        name = g.cell_name(cell)
         if placed[cell] >= 0:
-            by = "a given" if placed_by[cell] < 0 and values[cell] else f"{who(step, int(placed_by[cell]))}"
-            raise _Inconsistent(
-                0, cell, d, f"places {d + 1} at {name(cell)}, which holds {placed[cell] + 1} ({by})"
-            )
+            held = f"{placed[cell] + 1} ({holder(cell, step)})"
+            raise _Inconsistent(0, cell, d, f"places {d + 1} at {name}, which holds {held}")
         if not cand[cell, d]:
-            raise _Inconsistent(
-                0,
-                cell,
-                d,
-                f"places {d + 1} at {name(cell)}, which {who(step, int(removed_by[cell, d]))} ruled out",
-            )
-        peers = units[cell_units[cell]].reshape(-1)
-        newly = cand[peers, d]
-        removed_by[peers[newly], d] = step
-        cand[peers, d] = False
-        others = cand[cell].copy()
-        others[d] = False
-        removed_by[cell, others] = step
+            by = who(step, remover(cell, d))
+            raise _Inconsistent(0, cell, d, f"places {d + 1} at {name}, which {by} ruled out")
+        cand[around[cell] if around is not None else units[cell_units[cell]].reshape(-1), d] = False
         cand[cell] = False
         cand[cell, d] = True
         placed[cell] = d
@@ -206,11 +213,9 @@ def _consistency(log: StepLog) -> _Claims:
         bad = np.flatnonzero(placed[cells] == digits)
         if bad.size:
             cell, d = int(cells[bad[0]]), int(digits[bad[0]])
-            by = "a given" if placed_by[cell] < 0 else who(step, int(placed_by[cell]))
             verb = "removes" if kind == 1 else "the candidates omit"
-            raise _Inconsistent(kind, cell, d, f"{verb} {d + 1} from {name(cell)}, which holds it ({by})")
-        fresh = cand[cells, digits]
-        removed_by[cells[fresh], digits[fresh]] = step
+            message = f"{verb} {d + 1} from {g.cell_name(cell)}, which holds it ({holder(cell, step)})"
+            raise _Inconsistent(kind, cell, d, message)
         cand[cells, digits] = False
 
     def stated(step: int, listed: np.ndarray) -> None:
@@ -221,11 +226,13 @@ def _consistency(log: StepLog) -> _Claims:
         bad = np.argwhere(kept)
         if bad.size:
             cell, d = int(bad[0, 0]), int(bad[0, 1])
+            name = g.cell_name(cell)
             if placed[cell] >= 0:
-                message = f"the candidates list {d + 1} at {name(cell)}, which holds {placed[cell] + 1}"
+                message = f"the candidates list {d + 1} at {name}, which holds {placed[cell] + 1}"
             else:
-                by = who(step, int(removed_by[cell, d]))
-                message = f"the candidates keep {d + 1} at {name(cell)}, which {by} removed"
+                message = (
+                    f"the candidates keep {d + 1} at {name}, which {who(step, remover(cell, d))} removed"
+                )
             raise _Inconsistent(2, cell, d, message)
         omitted = np.argwhere(cand & ~listed & open_[:, None])
         if omitted.size:
@@ -240,9 +247,10 @@ def _consistency(log: StepLog) -> _Claims:
             if position == len(log.steps):
                 break
             step = log.steps[position]
-            for cell, d in step.placements.tolist():
-                rows.append((position, 0, np.array([cell]), np.array([d])))
-                place(position, cell, d)
+            if len(step.placements):
+                rows.append((position, 0, step.placements[:, 0], step.placements[:, 1]))
+                for cell, d in step.placements.tolist():
+                    place(position, cell, d)
             if len(step.eliminations):
                 rows.append((position, 1, step.eliminations[:, 0], step.eliminations[:, 1]))
                 eliminate(position, step.eliminations[:, 0], step.eliminations[:, 1], 1)
@@ -251,8 +259,9 @@ def _consistency(log: StepLog) -> _Claims:
             inconsistent = (position, (kind, cell, d), str(stop))
             break
     if rows:
-        steps = np.concatenate([np.full(len(c), s, dtype=np.int64) for s, _, c, _ in rows])
-        kinds = np.concatenate([np.full(len(c), k, dtype=np.int64) for _, k, c, _ in rows])
+        sizes = [len(c) for _, _, c, _ in rows]
+        steps = np.repeat(np.array([s for s, _, _, _ in rows], dtype=np.int64), sizes)
+        kinds = np.repeat(np.array([k for _, k, _, _ in rows], dtype=np.int64), sizes)
         cells = np.concatenate([c for _, _, c, _ in rows]).astype(np.int64)
         digits = np.concatenate([d for _, _, _, d in rows]).astype(np.int64)
     else:

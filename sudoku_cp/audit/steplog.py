@@ -214,12 +214,23 @@ def _add_step(log: _Building, obj: dict[str, Any], number: int, where: str) -> N
     log.steps.append(LoggedStep(number, rule, placements, eliminations))
 
 
+_NO_CLAIMS = np.zeros((0, 2), dtype=np.int64)
+_NO_CLAIMS.setflags(write=False)
+
+
 def _triples(value: object, n: int, number: int, what: str) -> np.ndarray:
     """[[row, column, digit], ...] (1-based) as a (k, 2) array of (cell, digit), 0-based."""
-    if value is None:
-        value = []
+    if value is None or (isinstance(value, list) and not value):
+        return _NO_CLAIMS  # most steps place nothing or remove nothing
     if not isinstance(value, list):
         raise StepLogError(number, f"{what} must be a list of [row, column, digit], not {excerpt(value, 40)}")
+    # One pass for the usual case; the slow one below only to name what is wrong.
+    if all(type(t) is list and len(t) == 3 and all(type(x) is int and 1 <= x <= n for x in t) for t in value):
+        rcd = np.asarray(value, dtype=np.int64) - 1
+        out = np.empty((len(value), 2), dtype=np.int64)
+        out[:, 0] = rcd[:, 0] * n + rcd[:, 1]
+        out[:, 1] = rcd[:, 2]
+        return out
     for k, triple in enumerate(value):
         if (
             not isinstance(triple, list)
@@ -232,10 +243,7 @@ def _triples(value: object, n: int, number: int, what: str) -> np.ndarray:
                 raise StepLogError(
                     number, f"{what}[{k}] = {excerpt(triple, 40)}: {name} {x} is outside 1..{n}"
                 )
-    if not value:
-        return np.zeros((0, 2), dtype=np.int64)
-    rcd = np.asarray(value, dtype=np.int64) - 1
-    return np.stack([rcd[:, 0] * n + rcd[:, 1], rcd[:, 2]], axis=1)
+    raise AssertionError("a bad triple not named")  # pragma: no cover
 
 
 def _add_check(log: _Building, value: object, number: int, what: str) -> None:

@@ -11,12 +11,15 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from conftest import DATA, read_lines
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sudoku_cp.audit.steplog import StepLogError, read_step_logs
 from sudoku_cp.audit.steps import StepVerdict, check_step_logs
@@ -73,6 +76,7 @@ def _write(path: Path, objs: list[dict[str, Any]]) -> Path:
     return path
 
 
+@cache
 def _solution(puzzle: Grid) -> np.ndarray:
     from sudoku_cp.audit.truth import GroundTruth
 
@@ -293,6 +297,36 @@ def test_candidates_before_a_step_are_checked(
         at + 1,
         [r + 1, c + 1, d],
     )
+
+
+@settings(max_examples=40)  # about 40 ms each: the default run stays short
+@given(
+    at=st.integers(0, 200),
+    cell=st.integers(0, 80),
+    digit=st.integers(1, 9),
+    placement=st.booleans(),
+)
+def test_any_injected_claim_is_judged_by_the_solution(
+    unique_log: tuple[Grid, list[dict[str, Any]]], at: int, cell: int, digit: int, placement: bool
+) -> None:
+    """On a unique puzzle a claim true in the solution leaves the log sound; a false one is
+    caught at exactly its step, unsound (with the solution) or inconsistent."""
+    puzzle, steps = unique_log
+    at = min(at, len(steps))
+    solution = _solution(puzzle)
+    r, c = divmod(cell, 9)
+    claim = {"placements" if placement else "eliminations": [[r + 1, c + 1, digit]]}
+    true = (solution[r, c] == digit) == placement
+    objs = [{"puzzle": format_line(puzzle)}, *steps[:at], claim, *steps[at:]]
+    logs, _ = read_step_logs("".join(json.dumps(obj) + "\n" for obj in objs))
+    (result,) = check_step_logs(logs)
+    if true:
+        assert result.verdict is StepVerdict.SOUND, result.text()
+        return
+    assert result.verdict in (StepVerdict.UNSOUND, StepVerdict.INCONSISTENT), result.text()
+    assert (result.step, result.claim) == (at + 1, (r + 1, c + 1, digit)), result.text()
+    if result.verdict is StepVerdict.UNSOUND:
+        assert result.solution is not None and np.array_equal(result.solution.values, solution)
 
 
 # --------------------------------------------------------------------- several solutions, or none

@@ -41,13 +41,17 @@ SIXTEEN = (  # a generated 4x4 puzzle
     "2BF...E.57.A...3.17.6.C5B..D.4.2...9.81...3.B...........1....9.8"
 )
 SHAPES = {"2x3": SIX, "3x3": CHAINS, "3x4": TWELVE, "4x4": SIXTEEN}
+# No two equal givens, but R2C9 has no candidate: no solution, before any step.
+UNSAT = ".1.3.982.632157.4..5...4.1.8254..169.....64323469.........4.57..7..9.68.1.487.2.."
 
 
-def explain(tmp_path: Path, puzzle: str, box: str, *extra: str) -> tuple[Path, dict[str, Any]]:
+def explain(
+    tmp_path: Path, puzzle: str, box: str, *extra: str, codes: tuple[int, ...] = (0, 3)
+) -> tuple[Path, dict[str, Any]]:
     """The page of one puzzle, and the same puzzle's ``explain --json`` result (the reference)."""
     page, log = tmp_path / f"{box}.html", tmp_path / f"{box}.jsonl"
     code = main(["explain", puzzle, "--box", box, "--html", str(page), "--json", "-o", str(log), *extra])
-    assert code in (0, 3), code  # solved, or stuck where the rules end: both have a page
+    assert code in codes, code  # by default solved, or stuck where the rules end: both have a page
     (result,) = [obj for obj in map(json.loads, log.read_text().splitlines()) if "index" in obj]
     return page, result
 
@@ -123,6 +127,16 @@ def test_frames_say_what_the_json_says(tmp_path: Path, box: str) -> None:
     # Row and column numbers up to the grid's own side: the pictures are of this grid.
     assert f">{n}</text>" in svgs[0] and f">{n + 1}</text>" not in svgs[0]
     assert "<circle" not in svgs[0] and "<circle" not in svgs[-1]
+
+
+def test_a_puzzle_without_steps_has_a_page(tmp_path: Path) -> None:
+    page, result = explain(tmp_path, UNSAT, "3x3", codes=(1,))
+    assert result["status"] == "unsat" and result["steps"] == []
+    text = page.read_text(encoding="utf-8")
+    facts, svgs = page_data(text, "facts-data"), pictures(text)
+    assert [f["kind"] for f in facts] == ["start", "end"] and facts[1]["status"] == "unsat"
+    assert "R2C9 has no candidate left" in facts[1]["text"] and len(svgs) == 2
+    assert 'id="steps"' not in text  # no empty list of steps
 
 
 def test_page_fetches_nothing(tmp_path: Path) -> None:
@@ -276,6 +290,18 @@ def _step(page: _Page, frame: int, steps: list[dict[str, Any]]) -> None:
     assert page.marked() == marks(steps[frame - 1])
     assert page.current_item() == str(frame)
     assert page.element("title").text == f"{frame}. {steps[frame - 1]['rule']}"
+
+
+@pytest.mark.slow
+def test_page_without_steps_in_a_browser(tmp_path: Path, browser: Any) -> None:
+    path, _ = explain(tmp_path, UNSAT, "3x3", codes=(1,))
+    page = _Page(browser, path)
+    assert page.counter() == "start \u00b7 0 steps"
+    page.key("ARROW_RIGHT")
+    page.frame_shown(1)
+    assert page.counter() == "end \u00b7 unsat" and page.element("text").text.startswith("unsat: no solution")
+    page.key("HOME")
+    page.frame_shown(0)
 
 
 #: An image from the network, made by script: the page's policy must stop it (the violation says how).

@@ -172,6 +172,8 @@ def explanation_html(puzzle: Grid, deduction: Deduction, *, headline: str = "") 
         for k, fact in enumerate(facts)
         if fact["kind"] == "step"
     )
+    if items:  # no list at all for a puzzle the rules end before any step
+        items = f'<ol id="steps">\n{items}\n</ol>'
     return _PAGE.format(
         title=escape(f"sudoku-cp explain: {shape}"),
         figure=f"flex-basis: {width}px; max-width: {width * 3 // 2}px",
@@ -235,9 +237,7 @@ script-src 'unsafe-inline'">
 <p id="text"></p>
 <dl id="facts"></dl>
 <p class="keys">Keys: &larr; &rarr; step back and forth, Home and End go to the start and the end.</p>
-<ol id="steps">
 {steps}
-</ol>
 </section>
 </main>
 <script type="application/json" id="facts-data">{facts}</script>
@@ -386,10 +386,12 @@ _SCRIPT = """
   $("last").addEventListener("click", () => show(last));
   $("slider").max = String(last);
   $("slider").addEventListener("input", (e) => show(Number(e.target.value)));
-  $("steps").addEventListener("click", (e) => {
-    const li = e.target.closest("li[data-frame]");
-    if (li) show(Number(li.dataset.frame));
-  });
+  if ($("steps")) {
+    $("steps").addEventListener("click", (e) => {
+      const li = e.target.closest("li[data-frame]");
+      if (li) show(Number(li.dataset.frame));
+    });
+  }
   document.addEventListener("keydown", (e) => {
     if (e.altKey || e.ctrlKey || e.metaKey || e.target.id === "slider") return;
     const to = { ArrowLeft: current - 1, ArrowRight: current + 1, Home: 0, End: last }[e.key];

@@ -37,8 +37,11 @@ solver gave up, or no ground truth).  The first case of each kind of failure (a 
 making one claim, a crash, a timeout) is shrunk: to the smallest box shape where a case of the
 same status fails the same way, then givens removed (halves, quarters, ..., single ones), then
 digits renamed toward small ones; the result is 1-minimal (no given can go).  Later cases of a
-kind are counted.  The run stops at the first wrong answer, unless --keep-going; else when
---budget seconds (default 60 with neither option) or --cases cases are spent.
+kind are counted.  --jobs N runs the calls in N worker processes started once for the run:
+cases in parallel while searching, each shrinking step's candidates in parallel while shrinking
+(the same failures and shrunk puzzles as one job).  The run stops at the first wrong answer,
+unless --keep-going; else when --budget seconds (default 60 with neither option) or --cases
+cases are spent.
 
 Output: per failure the original and the shrunk puzzle as grids, the shrunk puzzle's line, the
 claim, the truth, and the command that reproduces it; then one line of figures.  With --json,
@@ -53,6 +56,7 @@ before its summary: up to its last failure).
 examples:
   sudoku-cp fuzz --backend dlx --budget 30
   sudoku-cp fuzz --solver-cmd "./mysolver {box}" --seed 7 --budget 120 --json -o fuzz.jsonl
+  sudoku-cp fuzz --solver-cmd "./mysolver {box}" --seed 7 --budget 120 --json -o fuzz.jsonl --resume
   sudoku-cp fuzz --solver-cmd "python3 solver.py" --max-side 9 --keep-going --jobs 2
 
 exit codes:

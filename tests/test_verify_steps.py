@@ -332,6 +332,7 @@ def test_any_injected_claim_is_judged_by_the_solution(
 # --------------------------------------------------------------------- several solutions, or none
 
 
+@cache
 def _two_solutions() -> tuple[Grid, np.ndarray, np.ndarray]:
     from sudoku_cp.audit.truth import GroundTruth
 
@@ -343,6 +344,31 @@ def _two_solutions() -> tuple[Grid, np.ndarray, np.ndarray]:
         if truth.count == 2:
             return puzzle, truth.solutions[0].values, truth.solutions[1].values
     raise AssertionError("no 9x9 case with two solutions")  # pragma: no cover
+
+
+@settings(max_examples=25)
+@given(cell=st.integers(0, 80), digit=st.integers(1, 9), placement=st.booleans())
+def test_with_two_solutions_a_claim_is_sound_only_if_both_agree(
+    cell: int, digit: int, placement: bool
+) -> None:
+    puzzle, one, other = _two_solutions()
+    r, c = divmod(cell, 9)
+    held = {int(one[r, c]), int(other[r, c])}
+    true = held == {digit} if placement else digit not in held
+    claim = {"placements" if placement else "eliminations": [[r + 1, c + 1, digit]]}
+    objs = [{"puzzle": format_line(puzzle)}, {"eliminations": []}, claim]
+    logs, _ = read_step_logs("".join(json.dumps(obj) + "\n" for obj in objs))
+    (result,) = check_step_logs(logs)
+    assert result.solutions == 2
+    if true:
+        assert result.verdict is StepVerdict.SOUND, result.text()
+        return
+    assert result.verdict in (StepVerdict.UNSOUND, StepVerdict.INCONSISTENT), result.text()
+    assert (result.step, result.claim) == (2, (r + 1, c + 1, digit))
+    if result.verdict is StepVerdict.UNSOUND:
+        assert result.solution is not None
+        shown = result.solution.values
+        assert np.array_equal(shown, one) or np.array_equal(shown, other)
 
 
 def test_a_claim_true_in_some_solutions_only_is_unsound(tmp_path: Path) -> None:

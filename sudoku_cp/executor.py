@@ -28,6 +28,7 @@ import itertools
 import os
 import pickle
 import signal
+import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -444,7 +445,7 @@ def _run_dask(
                 flow.add(future)
 
         send()
-        for future in flow:
+        for future in _arrivals(flow, client, str(executor.cluster)):
             number = number_of.pop(future.key)
             chunk = held.pop(number)
             if future.status == "error":
@@ -475,6 +476,39 @@ def _run_dask(
         if cluster is not None:
             with contextlib.suppress(Exception):
                 cluster.close(timeout=2)
+
+
+#: Seconds at most between two looks at the workers of a Dask batch that has no result ready.
+_POLL = 0.2
+
+
+def _arrivals(flow: Any, client: Any, address: str) -> Iterator[Any]:
+    """The futures of ``flow`` (an ``as_completed``) as they finish, while more may be added.
+
+    Tasks left on a scheduler whose every worker has gone wait there for ever: ClusterError once
+    it has had no worker for ``worker_wait()`` seconds with work still out, as when it had none
+    at the start.
+    """
+    seconds = worker_wait()
+    alone_since: float | None = None
+    while not flow.is_empty():
+        if flow.has_ready():
+            alone_since = None
+            yield from flow.next_batch(block=False)
+            continue
+        with flow.thread_condition:  # notified when a future finishes
+            flow.thread_condition.wait(timeout=_POLL)
+        if flow.has_ready() or client.nthreads():
+            alone_since = None
+            continue
+        now = time.monotonic()
+        alone_since = now if alone_since is None else alone_since
+        if now - alone_since >= seconds:
+            raise ClusterError(
+                f"Dask scheduler {address} has had no worker for {seconds:g} s with {flow.count()} "
+                f"chunk(s) still to run: start one with 'dask worker {address}' (results so far are "
+                "written; --resume goes on from them)"
+            )
 
 
 def _knock(address: str) -> None:

@@ -4,7 +4,8 @@
   pool's manager thread waited for the rest for ever, and ``concurrent.futures`` joins that
   thread at exit: ``solve --backend dlx --jobs 2 --json`` hung after Ctrl-C (issue 25).
 * ``--cluster local:100000`` started workers without a cap (``--jobs`` has one).
-* A ``tcp://`` scheduler with no worker: the command waited for ever after "Dask: 0 worker(s)".
+* A ``tcp://`` scheduler with no worker: the command waited for ever after "Dask: 0 worker(s)";
+  so did a batch whose every worker left on the way (its tasks waited on the scheduler).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from sudoku_cp.executor import WORKERS_PER_CORE, local_workers
+from sudoku_cp.executor import WORKERS_PER_CORE, ClusterError, Executor, Work, local_workers, run_ordered
 
 PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
 
@@ -95,3 +96,35 @@ def test_a_scheduler_without_workers_is_one_line_and_exit_2_after_the_wait(empty
     lines = [line for line in done.stderr.splitlines() if not line.startswith("Dask:")]
     assert len(lines) == 1 and "has no worker after 2 s" in lines[0], done.stderr
     assert time.monotonic() - began < 100
+
+
+def _slow_chunk(chunk: int) -> list[int]:
+    time.sleep(0.3)
+    return [chunk]
+
+
+def _crashed_chunk(chunk: int, why: str) -> list[int]:
+    return [-1]
+
+
+@pytest.mark.timeout(180)
+def test_every_worker_leaving_mid_batch_is_an_error_after_the_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("distributed", reason="Dask is an optional extra: pip install 'sudoku_cp[dask]'")
+    from distributed import LocalCluster
+
+    monkeypatch.setenv("SUDOKU_CP_DASK_WAIT", "2")
+    cluster: Any = LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50
+    )
+    with cluster:
+        # the scheduler's address, not "local": a cluster this command does not own (no nanny of ours)
+        results = run_ordered(
+            Work(_slow_chunk, _crashed_chunk), range(60), Executor(cluster=cluster.scheduler_address)
+        )
+        got = [next(results)]  # the batch is under way
+        cluster.scale(0)  # every worker leaves
+        began = time.monotonic()
+        with pytest.raises(ClusterError, match="has had no worker for 2 s with [0-9]+ chunk"):
+            got.extend(results)
+        assert time.monotonic() - began < 60
+    assert got == list(range(len(got))) and len(got) < 60  # in order, and not all of them

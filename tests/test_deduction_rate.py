@@ -1,35 +1,18 @@
-"""The rating scale: local solves by their hardest rule, nonlocal ones by the rating path."""
+"""The rating scale: the heaviest step of the engine's easiest-first solve, the step explain shows."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import numpy as np
 import pytest
 from conftest import DATA, read_lines
 
-from sudoku_cp.deduction import difficulty
 from sudoku_cp.deduction.batch import explain_items
-from sudoku_cp.deduction.board import Board
-from sudoku_cp.deduction.difficulty import (
-    LOOP_BASE,
-    XY,
-    X,
-    Y,
-    chain_weight,
-    length_bonus,
-    rating_path,
-    wing_weight,
-)
-from sudoku_cp.deduction.difficulty import _State as PathState
 from sudoku_cp.deduction.engine import deduce
 from sudoku_cp.deduction.generate import generate_puzzles
-from sudoku_cp.deduction.rate import LEVELS, PATH_MAX_SIDE, STUCK_RATING, level_of, rate, rating_of
-from sudoku_cp.deduction.rules import RULES, Rule, select_rules
+from sudoku_cp.deduction.rate import LEVELS, STUCK_RATING, level_of, rate, rating_of
+from sudoku_cp.deduction.rules import RULES, select_rules
+from sudoku_cp.deduction.rules.scale import LOOP_BASE, chain_weight, length_bonus, wing_weight
 from sudoku_cp.formats import parse_grid, parse_puzzles
 from sudoku_cp.geometry import geometry_for_size
-from sudoku_cp.grid import Grid
-from sudoku_cp.limits import Deadline
 from sudoku_cp.outcome import Status
 
 # Project Euler 96, grid 1 (tests/data sample of euler96_easy50): singles alone solve it.
@@ -106,9 +89,9 @@ def test_length_brackets_grow_by_three_halves_then_four_thirds(length: int, bonu
 
 def test_chain_weights() -> None:
     # A turbot fish read as a one-digit forcing chain: 5 links, length 4, no bonus.
-    assert chain_weight(X, "chain", 5) == 6.6
+    assert chain_weight(True, False, 5) == 6.6
     # Mixed chains: 7 links (3 strong) 7.1, 9 links 7.2, 11 and 13 links 7.3.
-    assert [chain_weight(XY, "chain", links) for links in (5, 7, 9, 11, 13, 15)] == [
+    assert [chain_weight(False, False, links) for links in (5, 7, 9, 11, 13, 15)] == [
         7.0,
         7.1,
         7.2,
@@ -117,8 +100,8 @@ def test_chain_weights() -> None:
         7.4,
     ]
     # A loop of L links counts L - 2: a 6-link X or Y loop is 6.5, an 8-link one 6.6.
-    assert chain_weight(X, "loop", 6) == chain_weight(Y, "loop", 6) == LOOP_BASE
-    assert chain_weight(Y, "loop", 8) == 6.6 and chain_weight(XY, "loop", 8) == 7.1
+    assert chain_weight(True, True, 6) == chain_weight(False, True, 6, bivalue=True) == LOOP_BASE
+    assert chain_weight(False, True, 8, bivalue=True) == 6.6 and chain_weight(False, True, 8) == 7.1
 
 
 @pytest.mark.parametrize(
@@ -129,7 +112,7 @@ def test_wing_weights(size: int, widest: int, weight: float) -> None:
     assert wing_weight(size, widest) == weight
 
 
-# -- the rating path ---------------------------------------------------------------------------------
+# -- one engine: the rating is a step explain shows ---------------------------------------------------
 
 
 @pytest.mark.parametrize(("line", "explainer", "technique"), EXPLAINER)
@@ -140,50 +123,33 @@ def test_ratings_of_known_puzzles_match_sudoku_explainer(line: str, explainer: f
     assert rating.level == level_of(explainer)
 
 
-class _Checked(PathState):
-    """A path state that refuses any deduction the solution (a class attribute) contradicts."""
-
-    solution: np.ndarray = np.zeros(0)
-
-    def remove(self, cell: int, digit: int) -> None:
-        assert self.solution[cell] != digit + 1, f"removed the solution's {digit + 1} from cell {cell}"
-        super().remove(cell, digit)
-
-    def place(self, cell: int, digit: int) -> None:
-        assert self.solution[cell] == digit + 1, f"placed {digit + 1} in cell {cell}"
-        super().place(cell, digit)
-
-
-def _checked_path(
-    monkeypatch: pytest.MonkeyPatch, grid: Grid, solution: np.ndarray, rules: Sequence[Rule]
-) -> None:
-    """Run the rating path with every chain, wing and fish deduction checked against the solution."""
-    monkeypatch.setattr(_Checked, "solution", solution)
-    monkeypatch.setattr(difficulty, "_State", _Checked)
-    board = Board.from_grid(grid)
-    path = rating_path(board, rules)
-    assert path.solved and np.array_equal(board.values, solution)
+def _checked(grid_line: str, uniqueness: bool) -> int:
+    """Explain a puzzle and check every step against its solution; return the steps checked."""
+    grid = parse_grid(grid_line)
+    solution = deduce(grid, select_rules(["all"]), record=False)
+    if solution.status is not Status.SOLVED:
+        return 0
+    truth = solution.board.values
+    deduction = deduce(grid, select_rules(uniqueness=uniqueness))
+    for step in deduction.steps:
+        for cell, digit in step.placements:
+            assert truth[cell] == digit + 1, f"{step.rule} placed {digit + 1} in cell {cell}"
+        for cell, digit in step.eliminations:
+            assert truth[cell] != digit + 1, (
+                f"{step.rule} removed the solution's {digit + 1} from cell {cell}"
+            )
+        assert step.weight is not None
+    return len(deduction.steps)
 
 
 @pytest.mark.parametrize("uniqueness", [False, True])
-def test_every_deduction_of_the_path_agrees_with_the_solution(
-    monkeypatch: pytest.MonkeyPatch, uniqueness: bool
-) -> None:
-    rules = select_rules(uniqueness=uniqueness)
+def test_every_step_agrees_with_the_solution(uniqueness: bool) -> None:
     lines = [line for line, _, _ in EXPLAINER] + read_lines(DATA / "norvig_top95.txt", 20)
-    checked = 0
-    for line in lines:
-        grid = parse_grid(line)
-        deduction = deduce(grid, select_rules(["all"]), record=False)
-        if deduction.status is not Status.SOLVED:
-            continue
-        _checked_path(monkeypatch, grid, deduction.board.values.copy(), rules)
-        checked += 1
-    assert checked >= 15
+    assert sum(_checked(line, uniqueness) > 0 for line in lines) >= 15
 
 
 @pytest.mark.parametrize("box", [(2, 3), (3, 2), (2, 4), (3, 4)])
-def test_the_path_on_other_box_shapes(monkeypatch: pytest.MonkeyPatch, box: tuple[int, int]) -> None:
+def test_other_box_shapes(box: tuple[int, int]) -> None:
     geometry = geometry_for_size(box[0] * box[1], box)
     solved = 0
     for made in generate_puzzles(geometry, 4, seed=3):
@@ -193,33 +159,86 @@ def test_the_path_on_other_box_shapes(monkeypatch: pytest.MonkeyPatch, box: tupl
             continue
         assert rating.status is Status.SOLVED and rating.rating is not None
         assert 0.0 < rating.rating < STUCK_RATING
-        _checked_path(monkeypatch, made.puzzle, made.solution.values.reshape(-1), select_rules())
+        deduction = deduce(made.puzzle)
+        truth = made.solution.values.reshape(-1)
+        for step in deduction.steps:
+            assert all(truth[c] == d + 1 for c, d in step.placements)
+            assert all(truth[c] != d + 1 for c, d in step.eliminations)
         solved += 1
     assert solved >= 2
+
+
+def _hardest_step_shown(line: str, uniqueness: bool) -> tuple[float | None, str | None]:
+    """rate's rating and hardest rule, after checking explain shows that step with that weight."""
+    grid = parse_grid(line)
+    rules = select_rules(uniqueness=uniqueness)
+    rating = rate(grid, rules)
+    explained = deduce(grid, rules)
+    assert explained.status is rating.status and explained.counts == rating.counts
+    if rating.status is Status.SOLVED and rating.hardest is not None:
+        assert explained.hardest_index is not None
+        shown = explained.steps[explained.hardest_index]
+        assert (shown.rule, shown.weight) == (rating.hardest, rating.rating)
+        assert max(step.weight or 0.0 for step in explained.steps) == rating.rating
+    return rating.rating, rating.hardest
+
+
+@pytest.mark.parametrize("uniqueness", [False, True])
+def test_every_rated_technique_is_an_explain_step_of_the_same_weight(uniqueness: bool) -> None:
+    lines = [line for line, _, _ in EXPLAINER] + read_lines(DATA / "magictour_100.txt", 25)
+    hardest = {_hardest_step_shown(line, uniqueness)[1] for line in lines}
+    assert {"xy-chain", "3-link-fish", "y-cycle", "wxyz-wing", "vwxyz-wing"} <= hardest
 
 
 def test_explain_rates_like_rate() -> None:
     lines = "\n".join(line for line, _, _ in EXPLAINER[:3]) + "\n"
     explained = list(explain_items(parse_puzzles(lines)))
     assert [(e.rating, e.hardest) for e in explained] == [(r, t) for _, r, t in EXPLAINER[:3]]
+    for e in explained:
+        assert e.deduction is not None
+        steps = e.to_json()["steps"]
+        assert isinstance(steps, list)
+        assert any(step["rule"] == e.hardest and step["weight"] == e.rating for step in steps)
 
 
-def test_rating_of_without_the_grid_or_out_of_time_falls_back_to_the_heaviest_rule() -> None:
+def test_rating_of_reads_the_heaviest_step() -> None:
     grid = parse_grid(EXPLAINER[0][0])
     deduction = deduce(grid, record=False)
-    weights = {rule.name: rule.weight for rule in deduction.rules}
-    heaviest = max((name for name, count in deduction.counts.items() if count), key=weights.__getitem__)
-    assert rating_of(deduction) == (weights[heaviest], heaviest)
-    spent = Deadline(0.0)
-    assert rating_of(deduction, grid, deadline=spent) == (weights[heaviest], heaviest)
+    assert rating_of(deduction) == (7.2, "xy-chain") == (deduction.weight, deduction.hardest)
+    assert rating_of(deduce(parse_grid(HARD), select_rules(["singles"]))) == (STUCK_RATING, None)
 
 
-def test_large_grids_keep_the_rule_weights() -> None:
-    assert PATH_MAX_SIDE == 16
+def test_large_grids_rate_by_the_rules_that_search_them() -> None:
     item = parse_puzzles((DATA / "sudoku-25-1.txt").read_text())[0]
     assert item.grid is not None
     deduction = deduce(item.grid, record=False)
     weights = {rule.name: rule.weight for rule in deduction.rules}
     used = [name for name, count in deduction.counts.items() if count]
-    value, _ = rating_of(deduction, item.grid)
+    value, _ = rating_of(deduction)
     assert value == max(weights[name] for name in used)
+
+
+@pytest.mark.parametrize(("line", "explainer", "technique"), EXPLAINER[:4])
+def test_the_rated_steps_are_proved_by_sat(line: str, explainer: float, technique: str) -> None:
+    # check=True proves every step by SAT as it is taken; a refuted one raises StepNotProved
+    deduction = deduce(parse_grid(line), check=True)
+    assert deduction.status is Status.SOLVED
+    assert (deduction.weight, deduction.hardest) == (explainer, technique)
+
+
+def test_fish_and_wing_weights_follow_the_scale() -> None:
+    weights = {rule.name: rule.weight for rule in RULES}
+    assert [weights[name] for name in ("turbot-fish", "3-link-fish", "4-link-fish", "5-link-fish")] == [
+        4.1,
+        5.5,
+        5.9,
+        6.3,
+    ]
+    assert weights["grouped-turbot-fish"] == 4.3 and weights["grouped-6-link-fish"] == 6.9
+    assert (weights["xyz-wing"], weights["wxyz-wing"], weights["vwxyz-wing"]) == (4.4, 5.5, 6.2)
+    assert (weights["x-cycle"], weights["y-cycle"], weights["x-chain"], weights["xy-chain"]) == (
+        6.5,
+        6.5,
+        6.6,
+        7.0,
+    )

@@ -185,7 +185,12 @@ def test_bug_plus_one_does_not_fire_without_exactly_one_trivalue_cell(geometry: 
 def test_uniqueness_rules_are_marked_and_off_by_default() -> None:
     marked = {rule.name: rule for rule in RULES if rule.uniqueness}
     assert set(marked) >= {"unique-rectangle", "bug-plus-one"}
-    assert all(5.4 < rule.weight < 6.0 and rule.family == "uniqueness" for rule in marked.values())
+    # Sudoku Explainer's weights: unique rectangle (type 1) 4.5, BUG + 1 5.6
+    assert {name: rule.weight for name, rule in marked.items()} == {
+        "unique-rectangle": 4.5,
+        "bug-plus-one": 5.6,
+    }
+    assert all(rule.family == "uniqueness" for rule in marked.values())
     assert not any(rule.uniqueness for rule in select_rules())
     assert {rule.name for rule in select_rules(["uniqueness"])} == {"unique-rectangle", "bug-plus-one"}
     assert {"unique-rectangle", "bug-plus-one"} <= {rule.name for rule in select_rules(uniqueness=True)}

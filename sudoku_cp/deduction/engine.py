@@ -1,19 +1,24 @@
-"""The deduction engine: simplest rule first, one step at a time, until solved or stuck.
+"""The deduction engine: easiest step first, one step at a time, until solved or stuck.
 
-Each round tries the rules in the table's order and applies the first step found, then starts
-again from the simplest rule (Eppstein 2005, section 3: a rule-based solver that never guesses).
-A stuck puzzle is reported with its candidates, never guessed; a contradiction (an empty cell,
-a digit with no place, a rule's own inconsistency) shows the puzzle has no solution.
+At every state the engine applies the step of least weight that any chosen rule offers, as
+Sudoku Explainer rates a puzzle: the rules are tried in the table's order (by weight, lightest
+first) and a rule whose lightest possible step weighs no less than the best step found so far is
+not tried (a rule's steps never weigh less than its table weight; a rule of fixed weight is
+simply the first that applies, Eppstein 2005, section 3).  A stuck puzzle is reported with its
+candidates, never guessed; a contradiction (an empty cell, a digit with no place, a rule's own
+inconsistency) shows the puzzle has no solution.  The heaviest step taken is the rating of the
+solve (``Deduction.weight``, ``Deduction.hardest``): ``rate`` and ``explain`` read it from the
+same steps.
 
-Two modes take the same steps: ``record=True`` keeps every ``Step`` (explain); ``record=False``
-only counts steps per rule and runs the compiled local rules to a fixed point inside one call
-(rate), dropping to Python only for the matching, chain, 2-SAT and Nishio rules.
+Two modes take the same steps: ``record=True`` keeps every ``Step`` with its weight (explain);
+``record=False`` only counts steps per rule and runs the compiled local rules lighter than every
+other chosen rule to a fixed point inside one call (rate), dropping to Python for the rest.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -40,9 +45,10 @@ class Deduction:
 
     ``status``: solved, stuck (no rule applies), unsat (a contradiction: ``reason`` says where) or
     unknown (the time limit; ``reason``).  ``counts``: steps per rule name, in rule order.
-    ``steps``: every step when recorded, else only the steps of rules written in Python (the
-    matching, chain, 2-SAT and Nishio steps, whose chains the rating measures).  ``board``: the
-    final placements and candidates.
+    ``steps``: every step, with its weight, when recorded (else none).  ``board``: the final
+    placements and candidates.  ``weight`` and ``hardest``: the weight and rule of the heaviest
+    step taken (0.0 and None before any step); with ``steps`` recorded, the first step of that
+    weight is ``steps[hardest_index]``.
     """
 
     status: Status
@@ -51,6 +57,9 @@ class Deduction:
     steps: tuple[Step, ...] = ()
     reason: str | None = None
     rules: tuple[Rule, ...] = field(default=(), repr=False)
+    weight: float = 0.0
+    hardest: str | None = None
+    hardest_index: int | None = None
 
     @property
     def step_count(self) -> int:
@@ -83,6 +92,29 @@ def _unproved(rule: Rule, proof: StepProof) -> str:
     return f"a step of {rule.name} was not proved ({proof.reason or proof.status.value})"
 
 
+def _easiest(
+    board: Board, rules: Sequence[Rule], covered: frozenset[str] = frozenset()
+) -> tuple[Rule, Step, float] | None:
+    """The step of least weight the rules offer (the first rule's on a tie), or None.
+
+    ``rules`` are in weight order, and no step weighs less than its rule's table weight, so the
+    rules past the best step found so far need not be tried; nor need the ``covered`` rules (whose
+    ``subsumed_by`` rules are all chosen) once a step is in hand."""
+    best: tuple[Rule, Step, float] | None = None
+    for rule in rules:
+        if best is not None and (rule.weight >= best[2] or rule.name in covered):
+            if rule.weight >= best[2]:
+                break
+            continue
+        step = rule.find(board)
+        if step is None:
+            continue
+        weight = rule.weight if step.weight is None else max(step.weight, rule.weight)
+        if best is None or weight < best[2]:
+            best = (rule, step, weight)
+    return best
+
+
 def deduce(
     grid: Grid,
     rules: Sequence[Rule] | None = None,
@@ -92,7 +124,8 @@ def deduce(
     max_steps: int | None = None,
     check: bool = False,
 ) -> Deduction:
-    """Solve ``grid`` by the rules (all non-uniqueness rules by default), never guessing.
+    """Solve ``grid`` by the rules (all non-uniqueness rules by default), easiest step first,
+    never guessing.
 
     ``check``: prove each step by SAT as soon as it is found (``proof.StepProver``, one step at a
     time even when not recording); a step the solver refutes raises ``proof.StepNotProved``.  A
@@ -100,7 +133,7 @@ def deduce(
     unique) is not applied: the deduction stops there, unknown, its reason naming the rule; and
     a contradiction is unsat only once the solver confirms the puzzle has no solution.
     """
-    chosen = tuple(rules) if rules is not None else select_rules()
+    chosen = tuple(sorted(rules, key=lambda rule: rule.weight)) if rules is not None else select_rules()
     counts = {rule.name: 0 for rule in chosen}
     steps: list[Step] = []
     try:
@@ -116,8 +149,11 @@ def deduce(
     except TimeLimitReached:
         return Deduction(Status.UNKNOWN, board, counts, (), f"{REASON_TIME_LIMIT} while setting up", chosen)
     limit = max_steps if max_steps is not None else 4 * grid.n**3
-    local = [rule for rule in chosen if rule.local_id >= 0]
-    slow = [rule for rule in chosen if rule.local_id < 0]
+    # The compiled local rules lighter than every other chosen rule: the fast mode runs them to a
+    # fixed point in one call, which takes the steps the one-at-a-time loop would.
+    first_other = next((i for i, rule in enumerate(chosen) if rule.local_id < 0), len(chosen))
+    local = chosen[:first_other]
+    rest = chosen[first_other:]
     enabled = np.zeros(len(LOCAL_RULES), dtype=np.uint8)
     enabled[[rule.local_id for rule in local]] = 1
     by_id = {rule.local_id: rule for rule in local}
@@ -125,12 +161,19 @@ def deduce(
     rec = np.empty((board.cand.size + board.cand.shape[0] + 4 * grid.n, 3), dtype=np.int64)
     local_counts = np.zeros(len(LOCAL_RULES), dtype=np.int64)
     fast = not record and bool(local) and not check
+    names = {rule.name for rule in chosen}
+    covered = frozenset(rule.name for rule in chosen if rule.subsumed_by and set(rule.subsumed_by) <= names)
     prover: StepProver | None = None
+    # the heaviest step so far: its weight, rule and index in ``steps`` (when recorded)
+    heaviest, hardest, hardest_index = 0.0, None, None
 
     def finish(status: Status, reason: str | None = None) -> Deduction:
+        weight, name, index = heaviest, hardest, hardest_index
         for rule_id, rule in by_id.items():
             counts[rule.name] += int(local_counts[rule_id])
-        return Deduction(status, board, counts, tuple(steps), reason, chosen)
+            if local_counts[rule_id] and rule.weight > weight:  # the fast mode's local steps
+                weight, name, index = rule.weight, rule.name, None
+        return Deduction(status, board, counts, tuple(steps), reason, chosen, weight, name, index)
 
     try:
         if check:
@@ -152,24 +195,22 @@ def deduce(
                     board.check()
                 if done == 2:
                     continue  # a budget slice spent: look at the clock, then go on
-            candidates = slow if fast else chosen
-            for rule in candidates:
-                step = rule.find(board)
-                if step is None:
-                    continue
-                _check_step(board, rule, step)
-                if prover is not None:
-                    proof = prover.prove(step, uniqueness=rule.uniqueness, strict=True)
-                    if not proof.ok:  # nothing may rest on an unproved step: stop before applying it
-                        return finish(Status.UNKNOWN, _unproved(rule, proof))
-                board.apply(step.placements, step.eliminations)
-                counts[rule.name] += 1
-                if record or rule.local_id < 0:  # the rating reads the chain steps even when not recording
-                    steps.append(step)
-                board.check()
-                break
-            else:
+            found = _easiest(board, rest if fast else chosen, covered)
+            if found is None:
                 return finish(Status.STUCK)
+            rule, step, weight = found
+            _check_step(board, rule, step)
+            if prover is not None:
+                proof = prover.prove(step, uniqueness=rule.uniqueness, strict=True)
+                if not proof.ok:  # nothing may rest on an unproved step: stop before applying it
+                    return finish(Status.UNKNOWN, _unproved(rule, proof))
+            board.apply(step.placements, step.eliminations)
+            counts[rule.name] += 1
+            if weight > heaviest:
+                heaviest, hardest, hardest_index = weight, rule.name, len(steps) if record else None
+            if record:
+                steps.append(step if step.weight == weight else replace(step, weight=weight))
+            board.check()
     except Contradiction as exc:
         if prover is not None and not prover.confirm_unsat(str(exc)).ok:
             # The solver was stopped before it agreed: the rules' word alone is no unsat verdict.

@@ -1,21 +1,21 @@
 """Rating: how hard a puzzle is for a solver that never guesses, as a number and a named level.
 
 The scale (``rating``, higher is harder) is Sudoku Explainer's: a solve is rated by its hardest
-step.  The engine decides the status; the number comes from what the steps needed:
+step.  ``rate`` runs the engine of ``explain`` (``engine.deduce``) in its one mode, easiest
+step first: at every state the step of least weight any chosen rule offers, as Sudoku Explainer
+rates.  The rating is the weight of the heaviest step taken, and ``explain --json`` shows that
+very step with that weight (``Deduction.hardest_index``).  The weights:
 
-- a puzzle the compiled local rules finish is rated by the heaviest local rule it used (hidden
-  single 1.5, naked single 2.3, pointing 2.6, claiming 2.8, naked pair 3.0, X-wing 3.2, hidden
-  pair 3.4, naked triple 3.6, swordfish 3.8, hidden triple 4.0, XY-wing 4.2, naked quad 5.0,
-  jellyfish 5.2, hidden quad 5.4);
-- a puzzle that needs the nonlocal rules is solved a second time by ``difficulty.rating_path``,
-  easiest technique first, one deduction at a time, and rated by its hardest step, each step
-  measured (``difficulty`` documents the searches): one-digit chains and loops by their number
-  of strong links k (turbot fish k = 2: 4.1, then 5.5, 5.9, 6.3, 6.7; 0.2 more through a group
-  of cells of a box and a line), XY-wing 4.2, XYZ-wing 4.4, WXYZ-wing 5.5-5.6, VWXYZ-wing
-  6.2-6.4, loops (X, Y) 6.5, one-digit chains 6.6, mixed chains and loops 7.0, each chain plus
-  0.1 per length bracket passed (4, 6, 8, 12, 16, 24 ... links), Nishio 7.6 (its rule weight);
-  with the uniqueness rules chosen, unique rectangle 4.5 and BUG + 1 5.6.  Grids over 16 x 16
-  skip the path (its searches grow with the square of the candidates) and keep the rule weights;
+- fixed per rule: hidden single 1.5, naked single 2.3, pointing 2.6, claiming 2.8, naked pair
+  3.0, X-wing 3.2, hidden pair 3.4, naked triple 3.6, swordfish 3.8, hidden triple 4.0, XY-wing
+  4.2, naked quad 5.0, jellyfish 5.2, hidden quad 5.4, the matching, bilocation, bivalue, 2-SAT
+  and Nishio rules their table weights (5.6 to 7.6);
+- measured per step (``rules.scale``): one-digit chains and loops by their number of strong
+  links k (turbot fish k = 2: 4.1, then 5.5, 5.9, 6.3, 6.7; 0.2 more through a group of cells of
+  a box and a line), XYZ-wing 4.4, WXYZ-wing 5.5-5.6, VWXYZ-wing 6.2-6.4, loops (X, Y) 6.5,
+  one-digit chains 6.6, mixed chains and loops 7.0, each chain plus 0.1 per length bracket
+  passed (4, 6, 8, 12, 16, 24 ... links); with the uniqueness rules chosen, unique rectangle 4.5
+  and BUG + 1 5.6.  The chain, fish and wing searches run on grids up to 16 x 16;
 - a puzzle the chosen rules cannot finish is rated ``STUCK_RATING`` (above every step), one with
   no solution or an invalid one has no rating.
 
@@ -43,14 +43,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..grid import Grid
-from ..limits import Deadline, TimeLimitReached
+from ..limits import Deadline
 from ..outcome import Status
-from .board import Board, Contradiction
-from .difficulty import rating_path
 from .engine import Deduction, deduce
 from .rules import Rule, select_rules
 
-__all__ = ["LEVELS", "PATH_MAX_SIDE", "STUCK_RATING", "Rating", "level_of", "rate", "rating_of"]
+__all__ = ["LEVELS", "STUCK_RATING", "Rating", "level_of", "rate", "rating_of"]
 
 #: (level, lowest rating in it), easiest first.
 LEVELS: tuple[tuple[str, float], ...] = (
@@ -64,14 +62,12 @@ LEVELS: tuple[tuple[str, float], ...] = (
 )
 #: The rating of a puzzle the chosen rules cannot finish.
 STUCK_RATING = 10.0
-#: The largest grid side measured by the rating path (larger ones keep the rule weights).
-PATH_MAX_SIDE = 16
 
 
 @dataclass(frozen=True, slots=True)
 class Rating:
     """The rating of one puzzle: status, ``rating`` (None when unsat), ``level``, steps per rule,
-    and the hardest step (a rule name, or a technique of the rating path such as "xy-chain")."""
+    and the rule of the hardest step."""
 
     status: Status
     rating: float | None
@@ -81,41 +77,18 @@ class Rating:
     reason: str | None = None
 
 
-def _heaviest_rule(deduction: Deduction) -> tuple[float, str | None]:
-    """The weight and name of the heaviest rule the deduction used (0.0, None for none)."""
-    weights = {rule.name: rule.weight for rule in deduction.rules}
-    used = [name for name, count in deduction.counts.items() if count]
-    if not used:
-        return 0.0, None
-    hardest = max(used, key=lambda name: weights[name])
-    return weights[hardest], hardest
-
-
 def rating_of(
     deduction: Deduction, grid: Grid | None = None, *, deadline: Deadline | None = None
 ) -> tuple[float | None, str | None]:
-    """The rating of a deduction of ``grid`` and the name of its hardest step.
-
-    A solve that needed a rule written in Python is measured by the rating path from ``grid``;
-    without ``grid`` (or when the path runs out of time) it is rated by its heaviest rule."""
+    """The rating of a deduction and the rule of its hardest step (the heaviest step it took;
+    ``STUCK_RATING`` when stuck, None when unsolved otherwise).  ``grid`` and ``deadline`` are
+    not needed: the engine measured every step as it took it."""
+    del grid, deadline
     if deduction.status is Status.STUCK:
         return STUCK_RATING, None
     if deduction.status is not Status.SOLVED:
         return None, None
-    heaviest, name = _heaviest_rule(deduction)
-    nonlocal_rules = {rule.name for rule in deduction.rules if rule.local_id < 0}
-    if grid is None or grid.n > PATH_MAX_SIDE:
-        return heaviest, name
-    if not any(deduction.counts.get(rule, 0) for rule in nonlocal_rules):
-        return heaviest, name
-    try:
-        path = rating_path(Board.from_grid(grid), deduction.rules, deadline=deadline)
-    except (TimeLimitReached, Contradiction):
-        return heaviest, name
-    if path.solved:
-        return path.weight, path.technique
-    # The path took another way and stalled where the engine went on: the engine's rules count.
-    return (path.weight, path.technique) if path.weight >= heaviest else (heaviest, name)
+    return round(deduction.weight, 1), deduction.hardest
 
 
 def level_of(rating: float | None) -> str:
@@ -130,8 +103,8 @@ def level_of(rating: float | None) -> str:
 
 
 def rate(grid: Grid, rules: Sequence[Rule] | None = None, *, deadline: Deadline | None = None) -> Rating:
-    """Rate one puzzle with the rules (all non-uniqueness rules by default)."""
+    """Rate one puzzle with the rules (all non-uniqueness rules by default), easiest step first."""
     chosen = tuple(rules) if rules is not None else select_rules()
     deduction = deduce(grid, chosen, record=False, deadline=deadline)
-    value, hardest = rating_of(deduction, grid, deadline=deadline)
+    value, hardest = rating_of(deduction)
     return Rating(deduction.status, value, level_of(value), deduction.counts, hardest, deduction.reason)

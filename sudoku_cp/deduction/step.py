@@ -22,7 +22,12 @@ Link = tuple[int, int, int, str]
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """A rule application: ``placements`` and ``eliminations`` are (k, 2) int arrays of (cell, digit)."""
+    """A rule application: ``placements`` and ``eliminations`` are (k, 2) int arrays of (cell, digit).
+
+    ``weight``: the step's difficulty on the rating scale (``rate``), set by the rules whose
+    steps weigh what their instance needs (chains by their links, wings by their cells) and by
+    the engine for every step it records (the rule's weight otherwise).
+    """
 
     rule: str
     placements: np.ndarray
@@ -32,6 +37,7 @@ class Step:
     digits: tuple[int, ...] = ()
     links: tuple[Link, ...] = ()
     note: str = field(default="")
+    weight: float | None = None
 
     @property
     def progress(self) -> int:
@@ -70,6 +76,8 @@ class Step:
             ]
         if self.note:
             out["note"] = self.note
+        if self.weight is not None:
+            out["weight"] = self.weight
         return out
 
     def describe(self, geometry: Geometry) -> str:

@@ -6,9 +6,11 @@ shaded, the cells of its units tinted, each placement on a green disc, each elim
 red disc, and, for a chain or cycle step (``Step.links``), every link drawn as a gently bowed
 line between the positions of its digit in its two cells, labelled with the digit, as in the
 figures of Eppstein 2005: solid blue for the bilocation graph (the only two places of the digit
-in a unit), dashed orange for the bivalue graph (two cells of two candidates each sharing the
-digit), dotted purple for 2-SAT implications.  Inside a cell where a chain enters on one digit
-and leaves on another, a thin grey line joins the two, so a cycle reads as one closed path.
+in a unit: an alternating chain's strong links), dashed orange for the bivalue graph (two cells of
+two candidates each sharing the digit), dotted purple for 2-SAT implications, dashed grey for an
+alternating chain's weak links (the same digit twice in a unit).  Inside a cell where a chain
+enters on one digit and leaves on another, a thin grey line joins the two, so a cycle reads as
+one closed path.
 
 ``step_pictures`` replays a deduction from its puzzle and draws every step that is not a single.
 Drawing goes through ``sudoku_cp.svg.GridPicture``, the one grid drawer.
@@ -39,6 +41,7 @@ LINK_STYLES: dict[str, tuple[str, str]] = {
     "bilocation": ("#1d4ed8", ""),
     "bivalue": ("#ea580c", "6,3"),
     "implication": ("#7c3aed", "2,3"),
+    "weak": ("#6b7280", "4,3"),
 }
 _GIVEN = "black"
 _DEDUCED = "#1d4ed8"
@@ -257,7 +260,12 @@ def step_svg(board: Board, step: Step, *, number: int, givens: np.ndarray | None
     key = "yellow: the pattern; green: placed; red: removed"
     graphs = sorted({graph for *_, graph in step.links})
     if graphs:
-        styles = {"bilocation": "solid blue", "bivalue": "dashed orange", "implication": "dotted purple"}
+        styles = {
+            "bilocation": "solid blue",
+            "bivalue": "dashed orange",
+            "implication": "dotted purple",
+            "weak": "dashed grey",
+        }
         key += "; " + ", ".join(f"{styles.get(graph, graph)}: {graph}" for graph in graphs)
     legend.append(key)
     return board_svg(board, step, givens=givens, title=f"step {number}: {step.rule}", legend=legend)

@@ -1,8 +1,10 @@
 """The rule table: every rule in the engine's order (simplest first), and rule-set selection.
 
-Families (the names ``--rules`` takes): singles, locked, subsets, fish, wings, matching,
-bilocation, bivalue, twosat, nishio, uniqueness.  The order follows the weights, which follow
-Sudoku Explainer's difficulty scale for the patterns it shares with us (see ``rate``).
+Families (the names ``--rules`` takes): singles, locked, subsets, fish, wings, xchains, als, matching,
+bilocation, chains, bivalue, twosat, nishio, uniqueness.  The order follows the weights, which
+follow Sudoku Explainer's difficulty scale for the patterns it shares with us (see ``rate``);
+a rule whose steps weigh what their instance needs (chains by length) has its lightest step's
+weight here, and each step carries its own (``Step.weight``).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...errors import SudokuCpError
-from . import chains, matching, nishio, twosat, uniqueness
+from . import aic, chains, matching, nishio, twosat, uniqueness, wings
 from .base import Rule, local_finder
 
 __all__ = ["FAMILIES", "RULES", "RuleSetError", "select_rules"]
@@ -100,24 +102,26 @@ _LOCAL: tuple[Rule, ...] = (
 
 
 def _ordered(rules: Iterable[Rule]) -> tuple[Rule, ...]:
-    """The rules by weight (stable); the compiled local rules must all come first, because the
-    engine's fast path runs them to a fixed point before it tries any rule written in Python."""
+    """The rules by weight (stable): the engine's order of trial, lightest first."""
     ordered = tuple(sorted(rules, key=lambda rule: rule.weight))
-    first_python = next((i for i, rule in enumerate(ordered) if rule.local_id < 0), len(ordered))
-    if any(rule.local_id >= 0 for rule in ordered[first_python:]):
-        raise RuleSetError("a compiled local rule weighs more than a Python rule: the engine order breaks")
+    names = [rule.name for rule in ordered]
+    if len(set(names)) != len(names):
+        raise RuleSetError("two rules share a name")
     return ordered
 
 
-# Each rule module adds its own rules here (one entry per module); the weights give the order.
+# Each rule module adds its own rules here (one entry per module); the weights give the order,
+# this list breaks ties.
 RULES: tuple[Rule, ...] = _ordered(
     [
         *_LOCAL,
+        *aic.RULES,  # before the other chain rules: a tie of weights goes to the named technique
+        *wings.RULES,
+        *uniqueness.RULES,
         *matching.RULES,
+        *chains.RULES,
         *twosat.RULES,
         *nishio.RULES,
-        *uniqueness.RULES,
-        *chains.RULES,
     ]
 )
 

@@ -25,7 +25,10 @@ class Rule:
     ``family`` is the name ``--rules`` selects it by (several rules share one, e.g. "subsets");
     ``weight`` is its difficulty on the rating scale (``rate``: the rating of a solve is the
     weight of its hardest step); ``local_id`` is its compiled kernel id, or -1 for a rule written
-    in Python; ``uniqueness`` marks rules that assume the puzzle has one solution (off unless asked).
+    in Python; ``uniqueness`` marks rules that assume the puzzle has one solution (off unless asked);
+    ``subsumed_by`` names rules that find every step of this one, or one no heavier, on the grids
+    they search (the engine does not try a subsumed rule once a lighter step is in hand and all
+    of those rules were chosen: the step it would offer cannot win).
     """
 
     name: str
@@ -35,6 +38,7 @@ class Rule:
     find: Finder
     local_id: int = -1
     uniqueness: bool = False
+    subsumed_by: tuple[str, ...] = ()
 
 
 def local_finder(name: str) -> Finder:

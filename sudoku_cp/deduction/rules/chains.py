@@ -56,6 +56,7 @@ The mixed bilocation/bivalue conflicting paths rule of section 3.5 is not implem
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 import numpy as np
 
@@ -64,6 +65,7 @@ from ..board import Board, Contradiction
 from ..step import Link, Step
 from .base import Rule
 from .graphs_of_board import BILOCATION, BIVALUE, ChainGraph, ChainWitnessError, GraphKind, chain_graph
+from .scale import chain_weight
 
 __all__ = [
     "RULES",
@@ -380,38 +382,63 @@ def find_bivalue_conflicting_paths(board: Board) -> Step | None:
     )
 
 
+def _measured(
+    find: Callable[[Board], Step | None], loop: bool, bivalue: bool
+) -> Callable[[Board], Step | None]:
+    """``find`` with each step weighed as the alternating chain it is (``scale.chain_weight``): a
+    bilocation link is a strong link between cells, and a cell the walk passes from one digit to
+    another a weak one (a bivalue link: weak between cells, strong inside its cell), so a cycle
+    of k links has 2 k chain links and a path (or two joined at their conflict) 2 k - 1."""
+
+    def measured(board: Board) -> Step | None:
+        step = find(board)
+        if step is None:
+            return None
+        links = 2 * len(step.links) - (0 if loop else 1)
+        return replace(step, weight=chain_weight(False, loop, links, bivalue=bivalue and loop))
+
+    measured.__doc__ = find.__doc__
+    return measured
+
+
+# Every step of these rules is an alternating chain or loop (see ``_measured``), which the
+# shortest-chain searches of ``aic`` find no longer on the grids they search.
 RULES: tuple[Rule, ...] = (
     Rule(
         "bilocation-cycle",
         "bilocation",
         "a loop of cells, each linked to the next by a digit with only two places in a unit, never the same "
         "digit twice in a row: each cell on it keeps only its two loop digits",
-        6.2,
-        find_bilocation_cycle,
+        7.0,
+        _measured(find_bilocation_cycle, True, False),
+        subsumed_by=("xy-cycle",),
     ),
     Rule(
         "bilocation-repetitive-cycle",
         "bilocation",
         "a chain of digits with two places each leaves a cell without digit d and comes back with d: "
         "the cell is d",
-        6.6,
-        find_bilocation_repetitive_cycle,
+        7.0,
+        _measured(find_bilocation_repetitive_cycle, False, False),
+        subsumed_by=("xy-chain",),
     ),
     Rule(
         "bilocation-conflicting-paths",
         "bilocation",
         "two chains of digits with two places each, from a cell without digit d, put one digit twice in a "
         "unit: the cell is d",
-        6.8,
-        find_bilocation_conflicting_paths,
+        7.0,
+        _measured(find_bilocation_conflicting_paths, False, False),
+        subsumed_by=("xy-chain",),
     ),
     Rule(
         "bivalue-cycle",
         "bivalue",
         "a loop of two-digit cells, each sharing a digit with the next in a unit: each shared digit goes "
         "in one of its two cells and leaves the rest of their unit",
-        6.4,
-        find_bivalue_cycle,
+        6.5,
+        _measured(find_bivalue_cycle, True, True),
+        subsumed_by=("y-cycle",),
     ),
     Rule(
         "bivalue-repetitive-cycle",
@@ -419,14 +446,16 @@ RULES: tuple[Rule, ...] = (
         "a chain of two-digit cells from a cell holding d comes back to it without d: the cell takes its "
         "other digit",
         7.0,
-        find_bivalue_repetitive_cycle,
+        _measured(find_bivalue_repetitive_cycle, False, True),
+        subsumed_by=("xy-chain",),
     ),
     Rule(
         "bivalue-conflicting-paths",
         "bivalue",
         "two chains of two-digit cells from a cell holding d put one digit twice in a unit: the cell "
         "takes its other digit",
-        7.2,
-        find_bivalue_conflicting_paths,
+        7.0,
+        _measured(find_bivalue_conflicting_paths, False, True),
+        subsumed_by=("xy-chain",),
     ),
 )

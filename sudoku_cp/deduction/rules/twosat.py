@@ -37,6 +37,7 @@ from ...limits import watch_compilation
 from ..board import Board, Contradiction
 from ..step import Link, Step
 from .base import Rule
+from .scale import chain_weight
 
 watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
@@ -360,7 +361,10 @@ def two_sat(board: Board) -> Step | None:
     where = board.geometry.cell_name(cell)
     verdict = f"{digit + 1} leaves {where}" if start < size else f"{digit + 1} goes in {where}"
     note = " -> ".join(imp.name(x) for x in best) + f": {imp.name(start)} refutes itself, so {verdict}"
-    return Step("2-sat", placements, eliminations, chain_cells, (), (digit,), links, note)
+    # weighed as the alternating chain it is: its arcs alternate weak (at most one) and strong
+    one_digit = len({int(imp.digits[x % size]) for x in best}) == 1
+    weight = chain_weight(one_digit, False, len(links))
+    return Step("2-sat", placements, eliminations, chain_cells, (), (digit,), links, note, weight)
 
 
 RULES: tuple[Rule, ...] = (
@@ -370,5 +374,6 @@ RULES: tuple[Rule, ...] = (
         "a chain of pairs (two places or two candidates) shows a candidate implies its own opposite",
         7.0,
         two_sat,
+        subsumed_by=("x-chain", "xy-chain"),  # a 2-SAT chain is an alternating chain: the searches find one
     ),
 )

@@ -1,109 +1,54 @@
-"""The rating path: a second, easiest-first solve that measures how hard each step is.
+"""The compiled searches of the chain, fish and wing rules, and a cache of their answers per board.
 
-The engine takes the first step of the first rule that applies, and its nonlocal rules make big
-steps (a whole cycle's eliminations at once), so the states it passes through say little about
-how hard the puzzle is for a player.  ``rating_path`` solves the puzzle again the way Sudoku
-Explainer rates one: at every state it looks for techniques in a fixed order of difficulty,
-applies the first one found (one deduction), lets the simple local rules finish what they can,
-and keeps the difficulty of the hardest step.  Each technique is measured, not just named:
+- ``chain_search``: the shortest alternating chains of one mode: one digit (X), two-digit cells
+  (Y) or all links (XY).  Literals are the open candidates; weak links (x true makes w false):
+  same digit in a unit and (not in mode X) another digit of the same cell; strong links (w false
+  makes y true): a digit's only two places in a unit (not in mode Y), a two-digit cell (not in
+  mode X).  A breadth-first search from every literal at once over "double steps" (weak then
+  strong), one bitset of reached literals per source, stops at the first level where it finds an
+  elimination (x -> ... -> not x), a placement (not x -> ... -> x) or a loop (a cycle whose weak
+  link has a candidate seeing both its ends); then one shortest walk of each is traced back.
+- ``grouped_search``: one-digit chains whose nodes may be groups (the cells of a box and a line
+  holding the digit, true when the digit is in one of them): empty rectangles, grouped kites.
+- ``wing_search``: the lightest wing of an almost locked set of ``size`` cells (``size`` cells
+  of one unit holding ``size`` + 1 digits) and a two-digit pivot {x, z} seeing every x of the set.
 
-- *X-chains*: chains and loops on one digit alternating "only two places in a unit" (strong)
-  and "same digit, same unit" (weak) links, found as the shortest walk from a candidate to its
-  own negation (elimination) or back (placement) in the 2-SAT implication graph restricted to
-  one digit (``rules.twosat``).  Two strong links are the turbot fish (skyscraper, kite), three
-  to six the longer strong-link fishes; their weights grow with the number of strong links.  A
-  second search lets a node be a *group*, the cells of a box and a line holding the digit (the
-  digit is in one of them), which finds more chains (empty rectangles, grouped kites); a chain
-  that needs a group weighs 0.2 more than a plain one of as many strong links.
-- *wings*: an almost locked set (m cells that all see each other, holding m + 1 digits) and a
-  two-digit cell {x, z} seeing every x of the set: z goes in the cell or in the set, so it
-  leaves every cell seeing both.  m = 2 is the XYZ-wing, 3 the WXYZ-wing, 4 the VWXYZ-wing.
-- *chains and cycles*: the shortest implication chain (or loop: a cycle whose weak links become
-  strong, removing what sees both ends of a weak link) in three graphs: one digit (X), two-digit
-  cells only (Y, loops only, as in Sudoku Explainer), and everything (XY).  A chain's weight is
-  its base (loop 6.5, one-digit chain 6.6, mixed 7.0) plus 0.1 per length bracket passed.
-- the uniqueness patterns (unique rectangle, BUG + 1) when the rule set includes them;
-- the local rules with their own weights, and, when nothing above applies, the engine's own
-  rules (matching, Nishio: their table weights).
-
-The weights follow Sudoku Explainer's published scale (turbot fish 4.0 to 4.2, strong-link
-fishes 5.4 / 5.8 / 6.2 / 6.6 plus 0.1 for mixed link kinds, WXYZ-wing 5.5, VWXYZ-wing 6.2 to
-6.4, chains 6.5 / 6.6 / 7.0 plus length), measured on our own search.  The length brackets:
-a chain of L links has length L - 1 (a loop of L links: L - 2); every bracket passed (4, 6, 8,
-12, 16, 24, ...: alternately x 3/2 and x 4/3) adds 0.1.
-
-Every deduction the path applies is sound (chains and loops are 2-SAT implications, wings are
-locked-set arguments, the uniqueness patterns are used only when asked for).  The path never
-decides the status: ``rate`` takes that from the engine and asks the path only for a number.
+Every deduction is a chain of one-link implications, so it is sound; the rule modules
+(``fishes``, ``wings``, ``aic``) turn the answers into steps.  The searches grow with the square
+of the candidates: the rules use them up to ``SEARCH_MAX_SIDE``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
 import numba
 import numpy as np
 
-from ..geometry import Geometry
-from ..limits import Deadline, watch_compilation
-from .board import Board, Contradiction, apply_record, tables
-from .rules import Rule
-from .rules.local import LOCAL_RULES, MASK_SIDE, find_local, run_local
+from ...geometry import Geometry
+from ...limits import watch_compilation
+from ..board import Board, tables
 
 watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
-__all__ = ["Path", "chain_weight", "length_bonus", "rating_path", "wing_weight"]
+__all__ = [
+    "SEARCH_MAX_SIDE",
+    "X",
+    "XY",
+    "Y",
+    "ChainFound",
+    "GroupedFound",
+    "WingFound",
+    "chain_search",
+    "grouped_search",
+    "wing_search",
+]
 
-#: Modes of the chain search: one digit (X), two-digit cells (Y), all links (XY); the wing
-#: search shares their per-state cache under its own key.
-X, Y, XY, _GROUPED, _WINGS = 0, 1, 2, 3, 10
-#: Strong-link fishes (one-digit chains and loops): base weight by number of strong links
-#: (2: turbot fish, 3: 3-link fish ...); plain ones add 0.1 (the middle of Sudoku Explainer's
-#: three link-kind variants, 0 to 0.2), those through a group (cells of a box and a line) 0.3.
-FISH_BASE = {2: 4.0, 3: 5.4, 4: 5.8, 5: 6.2, 6: 6.6}
-PLAIN_EXTRA, GROUPED_EXTRA = 0.1, 0.3
-#: Wings by number of cells in the almost locked set (2: XYZ-wing, 3: WXYZ, 4: VWXYZ).
-WING_WEIGHT = {2: 4.4, 3: 5.5, 4: 6.2}
-#: Chain bases: loop on one digit or on two-digit cells, one-digit chain, anything mixed.
-LOOP_BASE, X_CHAIN_BASE, XY_BASE = 6.5, 6.6, 7.0
-UNIQUENESS_WEIGHT = {"unique-rectangle": 4.5, "bug-plus-one": 5.6}
-#: Local rules the path lets run freely between techniques (up to the hidden triple, 4.0);
-#: the XY-wing and the quads/jellyfish take their turn in the technique order.
-_FREE_LOCAL = LOCAL_RULES[: LOCAL_RULES.index("hidden-triple") + 1]
-
-
-def length_bonus(length: int) -> float:
-    """0.1 per length bracket passed (4, 6, 8, 12, 16, 24, 32, ...)."""
-    bonus, ceiling, odd = 0.0, 4, False
-    while length > ceiling:
-        bonus += 0.1
-        ceiling = ceiling * 4 // 3 if odd else ceiling * 3 // 2
-        odd = not odd
-    return round(bonus, 1)
-
-
-def wing_weight(size: int, widest: int) -> float:
-    """A wing's weight from its set's size and its widest cell: with three cells in all, the
-    XY-wing (two-digit cells only) 4.2 and the XYZ-wing 4.4; larger wings weigh 0.1 more when the
-    widest cell of the set is of middling size (Sudoku Explainer's rule)."""
-    if size == 2:
-        return 4.2 if widest == 2 else WING_WEIGHT[2]
-    cells = size + 1
-    middle = (cells + 2) // 2
-    return round(WING_WEIGHT[size] + 0.1 * ((cells - middle) - abs(middle - widest)), 1)
-
-
-def chain_weight(mode: int, kind: str, links: int) -> float:
-    """The weight of a chain (kind "chain") or loop (kind "loop") of ``links`` links in a mode."""
-    if kind == "loop":
-        return round((LOOP_BASE if mode != XY else XY_BASE) + length_bonus(links - 2), 1)
-    base = X_CHAIN_BASE if mode == X else XY_BASE
-    return round(base + length_bonus(links - 1), 1)
-
-
-# -- compiled searches -----------------------------------------------------------------------------
+#: Modes of the chain search: one digit (X), two-digit cells (Y), all links (XY).
+X, Y, XY = 0, 1, 2
+#: The largest side the searches run on (their tables grow with the square of the candidates).
+SEARCH_MAX_SIDE = 16
 
 
 @numba.njit(cache=True, inline="always")
@@ -121,6 +66,57 @@ def _lowest(x: np.uint64) -> int:
 
 
 @numba.njit(cache=True)
+def _trace(
+    weak: np.ndarray, strong: np.ndarray, m: int, source: int, target: int, path: np.ndarray
+) -> int:  # pragma: no cover - compiled
+    """A shortest walk of double steps (weak then strong) from node ``source`` to node ``target``,
+    written as source, w1, y1, ..., target into ``path``; returns its number of nodes (0: none).
+    The searches stop at the level of their first find, so this walk is as short as theirs."""
+    words = (m + 63) // 64
+    one = np.uint64(1)
+    parent = np.full(m, -1, np.int64)
+    mid = np.full(m, -1, np.int64)
+    queue = np.empty(m, np.int64)
+    seen = np.zeros(m, np.bool_)
+    seen[source] = True
+    queue[0] = source
+    head, tail = 0, 1
+    while head < tail and not seen[target]:
+        q = queue[head]
+        head += 1
+        for t in range(words):
+            bits = weak[q, t]
+            while bits:
+                w = t * 64 + _lowest(bits)
+                bits &= bits - one
+                for t2 in range(words):
+                    nxt = strong[w, t2]
+                    while nxt:
+                        y = t2 * 64 + _lowest(nxt)
+                        nxt &= nxt - one
+                        if not seen[y]:
+                            seen[y] = True
+                            parent[y] = q
+                            mid[y] = w
+                            queue[tail] = y
+                            tail += 1
+    if not seen[target]:
+        return 0
+    k = 0
+    v = target
+    while v != source:
+        path[k] = v
+        path[k + 1] = mid[v]
+        k += 2
+        v = parent[v]
+    path[k] = source
+    k += 1
+    for i in range(k // 2):
+        path[i], path[k - 1 - i] = path[k - 1 - i], path[i]
+    return k
+
+
+@numba.njit(cache=True)
 def _chain_search(
     cand: np.ndarray,
     values: np.ndarray,
@@ -133,6 +129,7 @@ def _chain_search(
     lit: np.ndarray,
     work: np.ndarray,
     out: np.ndarray,
+    paths: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
     """The shortest chains of one mode, on one digit's candidates when ``digit`` >= 0, as
     (links, cell, digit) triples in ``out``: [0:3] an elimination (x -> ... -> not x), [3:6] a
@@ -157,10 +154,11 @@ def _chain_search(
                 m += 1
             else:
                 lit[c, d] = -1
-    for i in range(9):
+    for i in range(12):
         out[i] = -1
     if m == 0:
         return
+    ends = np.full(7, -1, np.int64)  # the walks to trace: (source, end) of each kind, the loop's w
     words = (m + 63) // 64
     weak = work[0]
     strong = work[1]
@@ -247,6 +245,8 @@ def _chain_search(
                     out[0] = 2 * level + 1
                     out[1] = cells[v]
                     out[2] = digits[v]
+                    ends[0] = v
+                    ends[1] = t * 64 + _lowest(front[v, t] & weak[v, t])
                 # placement: not q -> v (strong) -> ... -> q: 2 level + 1 links
                 hit = front[v, t] & strong[v, t]
                 if out[3] < 0 and hit:
@@ -254,6 +254,8 @@ def _chain_search(
                     out[3] = 2 * level + 1
                     out[4] = cells[q]
                     out[5] = digits[q]
+                    ends[2] = v
+                    ends[3] = q
             # loop: v -> ... -> y, y weak w, w strong v, (y, w) has a victim: 2 level + 2 links
             if out[6] < 0 and level >= 1:
                 for tw in range(words):
@@ -272,11 +274,27 @@ def _chain_search(
                                         out[6] = 2 * level + 2
                                         out[7] = cells[e]
                                         out[8] = digits[e]
+                                        ends[4] = v
+                                        ends[5] = y
+                                        ends[6] = w
                                         break
                                 break
             if out[6] >= 0 or (chains and (out[0] >= 0 or out[3] >= 0)):
                 found = True
         if found:
+            # each find traced back: [source, ..., end] (the loop: then w, whose strong link closes it)
+            walk = np.empty(2 * m + 2, np.int64)
+            for k in range(3):
+                if ends[2 * k] < 0:
+                    continue
+                size = _trace(weak, strong, m, ends[2 * k], ends[2 * k + 1], walk)
+                if k == 2:
+                    walk[size] = ends[6]
+                    size += 1
+                out[9 + k] = size
+                for i in range(size):
+                    paths[k, i, 0] = cells[walk[i]]
+                    paths[k, i, 1] = digits[walk[i]]
             return
         grew = False
         for v in range(m):
@@ -310,6 +328,7 @@ def _chains(
     mode: int,
     chains: bool,
     out: np.ndarray,
+    paths: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
     """``_chain_search`` over the whole board, or digit by digit in mode X (one-digit chains
     never leave their digit, and small searches are much cheaper): the shortest of each kind."""
@@ -324,18 +343,22 @@ def _chains(
     words = max(1, (total + 63) // 64)
     work = np.empty((7, max(total, 1), words), np.uint64)
     if mode != X:
-        _chain_search(cand, values, units, cell_units, peers, mode, -1, chains, lit, work, out)
+        _chain_search(cand, values, units, cell_units, peers, mode, -1, chains, lit, work, out, paths)
         return
-    for i in range(9):
+    for i in range(12):
         out[i] = -1
-    part = np.empty(9, np.int64)
+    part = np.empty(12, np.int64)
+    walks = np.empty_like(paths)
     for d in range(n):
-        _chain_search(cand, values, units, cell_units, peers, mode, d, chains, lit, work, part)
+        _chain_search(cand, values, units, cell_units, peers, mode, d, chains, lit, work, part, walks)
         for k in (0, 3, 6):
             if part[k] >= 0 and (out[k] < 0 or part[k] < out[k]):
                 out[k] = part[k]
                 out[k + 1] = part[k + 1]
                 out[k + 2] = part[k + 2]
+                size = part[9 + k // 3]
+                out[9 + k // 3] = size
+                paths[k // 3, :size] = walks[k // 3, :size]
 
 
 @numba.njit(cache=True)
@@ -351,18 +374,22 @@ def _grouped_search(
     sees_all: np.ndarray,
     work: np.ndarray,
     out: np.ndarray,
+    paths: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
     """The shortest one-digit chain of ``digit`` whose nodes may be groups: the cells of a box
     and a line holding the digit (two or more), true when the digit is in one of them.  Weak
     links join nodes whose cells all see each other; a unit whose places for the digit are
     exactly two disjoint nodes links them strongly.  out = [links, cell, digit] of an
-    elimination, then of a placement (cells only), links -1 when none.  ``cellbits``,
+    elimination, then of a placement (cells only), links -1 when none, then the number of nodes
+    of each traced walk (``paths[k, i]``: the cells of node i of walk k, -1 after them; the
+    elimination's walk from the removed cell, the placement's to the placed one).  ``cellbits``,
     ``node_cell``, ``sees_all`` (nodes, ...) and ``work`` (5, nodes, words) are scratch space."""
     ncell, n = cand.shape
     cw = seen.shape[1]
     one = np.uint64(1)
-    for i in range(6):
+    for i in range(8):
         out[i] = -1
+    ends = np.full(4, -1, np.int64)
     # nodes: open cells holding the digit, then box-line groups of two or more of them
     cellbits[:] = 0
     node_cell[:] = -1
@@ -477,6 +504,8 @@ def _grouped_search(
                     out[0] = 2 * level + 1
                     out[1] = node_cell[v]
                     out[2] = digit
+                    ends[0] = v
+                    ends[1] = t * 64 + _lowest(front[v, t] & weak[v, t])
                 hit = front[v, t] & strong[v, t]
                 while out[3] < 0 and hit:
                     q = t * 64 + _lowest(hit)
@@ -485,7 +514,25 @@ def _grouped_search(
                         out[3] = 2 * level + 1
                         out[4] = node_cell[q]
                         out[5] = digit
+                        ends[2] = v
+                        ends[3] = q
         if out[0] >= 0 or out[3] >= 0:
+            walk = np.empty(2 * m + 2, np.int64)
+            for k in range(2):
+                if ends[2 * k] < 0:
+                    continue
+                size = _trace(weak, strong, m, ends[2 * k], ends[2 * k + 1], walk)
+                out[6 + k] = size
+                for i in range(size):
+                    j = 0
+                    for t in range(cw):
+                        bits = cellbits[walk[i], t]
+                        while bits and j < paths.shape[2]:
+                            paths[k, i, j] = t * 64 + _lowest(bits)
+                            bits &= bits - one
+                            j += 1
+                    for r in range(j, paths.shape[2]):
+                        paths[k, i, r] = -1
             return
         grew = False
         for v in range(m):
@@ -517,24 +564,31 @@ def _grouped(
     cell_units: np.ndarray,
     seen: np.ndarray,
     out: np.ndarray,
+    paths: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
-    """``_grouped_search`` for every digit: the shortest elimination and placement."""
+    """``_grouped_search`` for every digit: the shortest elimination and placement, traced."""
     ncell, n = cand.shape
     limit = ncell + 2 * n * n
     cellbits = np.empty((limit, seen.shape[1]), np.uint64)
     node_cell = np.empty(limit, np.int64)
     sees_all = np.empty((limit, seen.shape[1]), np.uint64)
     work = np.empty((5, limit, (limit + 63) // 64), np.uint64)
-    part = np.empty(6, np.int64)
-    for i in range(6):
+    part = np.empty(8, np.int64)
+    walks = np.empty_like(paths)
+    for i in range(8):
         out[i] = -1
     for d in range(n):
-        _grouped_search(cand, values, units, cell_units, seen, d, cellbits, node_cell, sees_all, work, part)
+        _grouped_search(
+            cand, values, units, cell_units, seen, d, cellbits, node_cell, sees_all, work, part, walks
+        )
         for k in (0, 3):
             if part[k] >= 0 and (out[k] < 0 or part[k] < out[k]):
                 out[k] = part[k]
                 out[k + 1] = part[k + 1]
                 out[k + 2] = part[k + 2]
+                size = part[6 + k // 3]
+                out[6 + k // 3] = size
+                paths[k // 3, :size] = walks[k // 3, :size]
 
 
 @numba.njit(cache=True)
@@ -574,7 +628,8 @@ def _wings(
     out: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
     """The lightest wing whose almost locked set has ``size`` cells: out = [found (0/1), cell,
-    digit removed, most candidates in one cell of the set].
+    digit removed (z), most candidates in one cell of the set, the pivot, its digit x, the cells
+    of the set].
 
     The set: ``size`` open cells of one unit holding ``size`` + 1 digits (cells that all see each
     other always share a unit).  The pivot: a two-digit cell {x, z} outside it that sees every
@@ -664,6 +719,10 @@ def _wings(
                                 out[1] = t * 64 + _lowest(victims[t])
                                 out[2] = z
                                 out[3] = widest
+                                out[4] = b
+                                out[5] = x
+                                for i in range(size):
+                                    out[6 + i] = chosen[i]
                                 if best == 0:
                                     return
                                 break
@@ -688,264 +747,123 @@ def _sees(geometry: Geometry) -> np.ndarray:
     return _peer_bits(tables(geometry).peers, geometry.n * geometry.n)
 
 
-# -- the path -----------------------------------------------------------------------------------------
+# -- answers per board state ---------------------------------------------------------------------------
+
+#: Kinds of a chain search's finds, in the order of its answers.
+ELIMINATION, PLACEMENT, LOOP = 0, 1, 2
 
 
 @dataclass(frozen=True, slots=True)
-class Path:
-    """What the rating path found: the hardest step's ``weight`` and ``technique``, the number of
-    technique steps it took (local rules not counted), and whether it finished (``solved``)."""
+class ChainFound:
+    """The shortest finds of a chain search, per kind (elimination, placement, loop): ``links``
+    (-1 when none), ``target`` (the (cell, digit) removed or placed; the loop's: one candidate
+    seeing both ends of its closing weak link) and ``walk`` ((k, 2) rows of (cell, digit): the
+    elimination's from the removed candidate, then weak, strong, ... to a candidate seeing it;
+    the placement's from a strong partner of the placed candidate to it; the loop's round to a
+    strong partner of its first)."""
 
-    weight: float
-    technique: str | None
-    steps: int
-    solved: bool
-
-
-class _State:
-    """The board of the path and its per-state caches (the chain searches of this state)."""
-
-    __slots__ = ("board", "chains", "counts", "local_ids", "rec", "sees", "weights")
-
-    def __init__(self, board: Board, rules: Sequence[Rule]) -> None:
-        self.board = board
-        self.local_ids = {rule.name: rule.local_id for rule in rules if rule.local_id >= 0}
-        self.weights = {rule.name: rule.weight for rule in rules if rule.local_id >= 0}
-        n = board.n
-        self.rec = np.empty((board.cand.size + board.cand.shape[0] + 4 * n, 3), dtype=np.int64)
-        self.counts = np.zeros(len(LOCAL_RULES), dtype=np.int64)
-        self.sees = _sees(board.geometry)
-        self.chains: dict[int, np.ndarray] = {}
-
-    def settle(self, names: Sequence[str]) -> int:
-        """Run the named local rules (those chosen) to a fixed point: 1 solved, 0 stuck, -1 contradiction."""
-        board = self.board
-        t = board.tables
-        enabled = np.zeros(len(LOCAL_RULES), dtype=np.uint8)
-        for name in names:
-            if name in self.local_ids:
-                enabled[self.local_ids[name]] = 1
-        self.chains.clear()
-        while True:
-            done = run_local(
-                board.cand, board.values, t.units, t.cell_units, t.peers, enabled, self.counts, self.rec, 4096
-            )
-            if done != 2:
-                return int(done)
-
-    def wing(self, size: int) -> np.ndarray | None:
-        """The wing search of one set size on this state (cached until the board changes);
-        None past 64 x 64 (digit masks)."""
-        found = self.chains.get(_WINGS + size)
-        if found is None:
-            board = self.board
-            if board.n > MASK_SIDE:
-                return None
-            found = np.empty(4, dtype=np.int64)
-            _wings(board.cand, board.values, board.tables.units, self.sees, size, found)
-            self.chains[_WINGS + size] = found
-        return found
-
-    def grouped(self) -> np.ndarray:
-        """The grouped one-digit search on this state (cached until the board changes)."""
-        found = self.chains.get(_GROUPED)
-        if found is None:
-            board = self.board
-            found = np.empty(6, dtype=np.int64)
-            t = board.tables
-            _grouped(board.cand, board.values, t.units, t.cell_units, self.sees, found)
-            self.chains[_GROUPED] = found
-        return found
-
-    def chain(self, mode: int) -> np.ndarray:
-        """The chain search of a mode on this state (cached until the board changes)."""
-        found = self.chains.get(mode)
-        if found is None:
-            board = self.board
-            t = board.tables
-            found = np.empty(9, dtype=np.int64)
-            _chains(board.cand, board.values, t.units, t.cell_units, t.peers, mode, mode != Y, found)
-            self.chains[mode] = found
-        return found
-
-    def remove(self, cell: int, digit: int) -> None:
-        self.board.apply(_NONE, np.array([[cell, digit]], dtype=np.int64))
-        self.chains.clear()
-
-    def place(self, cell: int, digit: int) -> None:
-        self.board.apply(np.array([[cell, digit]], dtype=np.int64), _NONE)
-        self.chains.clear()
+    links: tuple[int, int, int]
+    target: tuple[tuple[int, int], ...]
+    walk: tuple[np.ndarray, ...]
 
 
-_NONE = np.zeros((0, 2), dtype=np.int64)
-#: Rule families the path falls back on; the chain families (bilocation, bivalue, 2-SAT) find
-#: nothing once the XY search has found nothing, since all their steps are 2-SAT implications.
-_LAST_RESORT = ("matching", "nishio")
+@dataclass(frozen=True, slots=True)
+class GroupedFound:
+    """The shortest grouped one-digit finds (elimination, placement): ``links`` (-1 when none),
+    ``target`` (cell, digit), ``walk``: per node its cells (a group has several)."""
 
-#: A technique tries the state; it applies one deduction and returns (weight, name), or None.
-Technique = Callable[[_State], tuple[float, str] | None]
-
-
-def _x_fish(links: int) -> Technique:
-    """The one-digit chains and loops with ``links`` strong links.  The search stops at the first
-    level L (weak-then-strong double steps) where it finds anything: an elimination there has L
-    strong links, a placement or a loop L + 1."""
-
-    def find(state: _State) -> tuple[float, str] | None:
-        found = state.chain(X)
-        if found[0] >= 0:
-            strong, action, at = (int(found[0]) - 1) // 2, state.remove, 1
-        elif found[3] >= 0:
-            strong, action, at = (int(found[3]) + 1) // 2, state.place, 4
-        elif found[6] >= 0:
-            strong, action, at = int(found[6]) // 2, state.remove, 7
-        else:
-            strong, action, at = 0, state.remove, 1
-        name = "turbot-fish" if links == 2 else f"{links}-link-fish"
-        if strong == links:
-            action(int(found[at]), int(found[at + 1]))
-            return round(FISH_BASE[links] + PLAIN_EXTRA, 1), name
-        grouped = state.grouped()
-        if grouped[0] >= 0:
-            strong, action, at = (int(grouped[0]) - 1) // 2, state.remove, 1
-        elif grouped[3] >= 0:
-            strong, action, at = (int(grouped[3]) + 1) // 2, state.place, 4
-        else:
-            return None
-        if strong != links:
-            return None
-        action(int(grouped[at]), int(grouped[at + 1]))
-        return round(FISH_BASE[links] + GROUPED_EXTRA, 1), f"grouped-{name}"
-
-    return find
+    links: tuple[int, int]
+    target: tuple[tuple[int, int], ...]
+    walk: tuple[tuple[tuple[int, ...], ...], ...]
 
 
-def _wing(size: int) -> Technique:
-    """The lightest wing whose almost locked set has ``size`` cells."""
-    name = {2: "xyz-wing", 3: "wxyz-wing", 4: "vwxyz-wing"}[size]
+@dataclass(frozen=True, slots=True)
+class WingFound:
+    """A wing: the candidate removed (``cell``, ``digit`` z), the widest cell of its set, the
+    ``pivot`` {x, z} and its digit ``x``, and the ``cells`` of the almost locked set."""
 
-    def find(state: _State) -> tuple[float, str] | None:
-        found = state.wing(size)
-        if found is None or not found[0]:
-            return None
-        widest = int(found[3])
-        state.remove(int(found[1]), int(found[2]))
-        weight = wing_weight(size, widest)
-        return weight, "xy-wing" if size == 2 and widest == 2 else name
-
-    return find
+    cell: int
+    digit: int
+    widest: int
+    pivot: int
+    x: int
+    cells: tuple[int, ...]
 
 
-def _local(name: str) -> Technique:
-    """One compiled local rule given its turn: one step of it (the free rules settle after)."""
-
-    def find(state: _State) -> tuple[float, str] | None:
-        rule_id = state.local_ids.get(name)
-        if rule_id is None:
-            return None
-        board = state.board
-        t = board.tables
-        rows = find_local(rule_id, board.cand, board.values, t.units, t.cell_units, t.peers, state.rec)
-        if not rows:
-            return None
-        apply_record(board.cand, board.values, t.peers, state.rec, rows)
-        state.counts[rule_id] += 1
-        state.chains.clear()
-        return state.weights[name], name
-
-    return find
+_state: list[object] = [None]  # the board state the answers below belong to
+_answers: dict[object, object] = {}
 
 
-def _chains_and_cycles(state: _State) -> tuple[float, str] | None:
-    """The lightest chain or loop of the three modes (X chains and loops, Y loops, XY both)."""
-    best: tuple[float, str, int, int, str] | None = None
-    for mode, kinds in ((X, ("chain", "loop")), (Y, ("loop",)), (XY, ("chain", "loop"))):
-        found = state.chain(mode)
-        options = []
-        if "chain" in kinds:
-            if found[0] >= 0:
-                options.append(("chain", int(found[0]), int(found[1]), int(found[2]), "remove"))
-            if found[3] >= 0:
-                options.append(("chain", int(found[3]), int(found[4]), int(found[5]), "place"))
-        if "loop" in kinds and found[6] >= 0:
-            options.append(("loop", int(found[6]), int(found[7]), int(found[8]), "remove"))
-        for kind, links, cell, digit, action in options:
-            weight = chain_weight(mode, kind, links)
-            if best is None or weight < best[0]:
-                label = ("x", "y", "xy")[mode] + ("-cycle" if kind == "loop" else "-chain")
-                best = (weight, label, cell, digit, action)
-    if best is None:
+def _cached(board: Board, key: object) -> object | None:
+    """The answer of search ``key`` on this board state, if made (the rules of one family ask
+    for the same search several times per state)."""
+    state = (board.geometry, board.values.tobytes(), board.cand.tobytes())
+    if _state[0] != state:
+        _state[0] = state
+        _answers.clear()
         return None
-    weight, label, cell, digit, action = best
-    if action == "remove":
-        state.remove(cell, digit)
-    else:
-        state.place(cell, digit)
-    return weight, label
+    return _answers.get(key)
 
 
-def _rule(rule: Rule) -> Technique:
-    """A rule of the engine (uniqueness patterns, matching, Nishio ...) applied as it finds itself."""
-
-    def find(state: _State) -> tuple[float, str] | None:
-        step = rule.find(state.board)
-        if step is None:
-            return None
-        state.board.apply(step.placements, step.eliminations)
-        state.chains.clear()
-        return UNIQUENESS_WEIGHT.get(rule.name, rule.weight), rule.name
-
-    return find
-
-
-def _techniques(rules: Sequence[Rule]) -> list[Technique]:
-    """The techniques in Sudoku Explainer's order of trial (roughly by weight)."""
-    slow = {rule.name: rule for rule in rules if rule.local_id < 0}
-    order: list[Technique] = [_x_fish(2), _local("xy-wing"), _wing(2), _wing(3)]
-    if "unique-rectangle" in slow:
-        order.append(_rule(slow["unique-rectangle"]))
-    order += [_local(name) for name in ("naked-quad", "jellyfish", "hidden-quad")]
-    order += [_x_fish(3), _wing(4)]
-    if "bug-plus-one" in slow:
-        order.append(_rule(slow["bug-plus-one"]))
-    order += [_x_fish(links) for links in sorted(FISH_BASE) if links >= 4]
-    order.append(_chains_and_cycles)
-    # whatever the chains cannot do, the engine's own rules do (matching, Nishio ...)
-    order += [_rule(rule) for rule in rules if rule.local_id < 0 and rule.family in _LAST_RESORT]
-    return order
+def chain_search(board: Board, mode: int) -> ChainFound:
+    """The shortest chains of a mode (X, Y: loops only, XY) on the board, traced."""
+    found = _cached(board, ("chain", mode))
+    if isinstance(found, ChainFound):
+        return found
+    t = board.tables
+    out = np.empty(12, np.int64)
+    total = int(board.cand[board.values == 0].sum())
+    paths = np.empty((3, 2 * total + 4, 2), np.int64)
+    _chains(board.cand, board.values, t.units, t.cell_units, t.peers, mode, mode != Y, out, paths)
+    found = ChainFound(
+        (int(out[0]), int(out[3]), int(out[6])),
+        tuple((int(out[k + 1]), int(out[k + 2])) for k in (0, 3, 6)),
+        tuple(paths[k, : max(int(out[9 + k]), 0)].copy() for k in range(3)),
+    )
+    _answers[("chain", mode)] = found
+    return found
 
 
-def rating_path(board: Board, rules: Sequence[Rule], *, deadline: Deadline | None = None) -> Path:
-    """Solve ``board`` (changed in place) easiest technique first and measure the hardest step.
+def grouped_search(board: Board) -> GroupedFound:
+    """The shortest grouped one-digit chains on the board (elimination, placement), traced."""
+    found = _cached(board, "grouped")
+    if isinstance(found, GroupedFound):
+        return found
+    t = board.tables
+    n = board.n
+    out = np.empty(8, np.int64)
+    limit = n * n + 2 * n * n
+    paths = np.empty((2, 2 * limit + 2, max(board.geometry.p, board.geometry.q)), np.int64)
+    _grouped(board.cand, board.values, t.units, t.cell_units, _sees(board.geometry), out, paths)
+    walks = tuple(
+        tuple(tuple(int(c) for c in node if c >= 0) for node in paths[k, : max(int(out[6 + k]), 0)])
+        for k in range(2)
+    )
+    found = GroupedFound(
+        (int(out[0]), int(out[3])), ((int(out[1]), int(out[2])), (int(out[4]), int(out[5]))), walks
+    )
+    _answers["grouped"] = found
+    return found
 
-    ``rules`` are the engine's rules: their local rules run between techniques and weigh what
-    their table says; uniqueness patterns are used only if among them; the other Python rules
-    are the last resort.  A contradiction or a state no technique changes ends the path unsolved."""
-    state = _State(board, rules)
-    free = [name for name in _FREE_LOCAL if name in state.local_ids]
-    techniques = _techniques(rules)
-    weight, technique, steps = 0.0, None, 0
-    # every technique removes a candidate or places a digit: the open candidates bound the steps
-    budget = int(board.cand.sum()) + 1
-    try:
-        while steps < budget:
-            if deadline is not None:
-                deadline.check("rating")
-            if state.settle(free) != 0:
-                break
-            for find in techniques:
-                found = find(state)
-                if found is not None:
-                    steps += 1
-                    if found[0] > weight:
-                        weight, technique = found
-                    break
-            else:
-                break
-    except Contradiction:
-        pass
-    for rule_id, count in enumerate(state.counts):
-        name = LOCAL_RULES[rule_id]
-        if count and state.weights.get(name, 0.0) > weight:
-            weight, technique = state.weights[name], name
-    return Path(round(weight, 1), technique, steps, bool(board.solved))
+
+def wing_search(board: Board, size: int) -> WingFound | None:
+    """The lightest wing whose almost locked set has ``size`` cells, or None."""
+    key = ("wing", size)
+    found = _cached(board, key)
+    if found is None and key not in _answers:
+        out = np.zeros(6 + size, np.int64)
+        _wings(board.cand, board.values, board.tables.units, _sees(board.geometry), size, out)
+        found = (
+            WingFound(
+                int(out[1]),
+                int(out[2]),
+                int(out[3]),
+                int(out[4]),
+                int(out[5]),
+                tuple(int(c) for c in out[6:]),
+            )
+            if out[0]
+            else None
+        )
+        _answers[key] = found
+    return found if isinstance(found, WingFound) else None

@@ -45,7 +45,7 @@ from ..errors import SudokuCpError
 from ..formats import format_line
 from ..geometry import Geometry
 from ..grid import Grid
-from ..limits import Deadline, ModelTooLarge, TimeLimitReached, solve_limited
+from ..limits import Deadline, ModelTooLarge, Sigint, TimeLimitReached, solve_limited
 from ..outcome import REASON_TIME_LIMIT
 from ..verify import check_solution, given_conflict
 from .steplog import StepLog
@@ -367,6 +367,7 @@ def check_step_logs(
     refused: dict[Geometry, str] = {}
     try:
         for log in logs:
+            Sigint.check()  # a Ctrl-C a solver's binding swallowed stops the batch here
             start = time.perf_counter()
             result = _check(log, Deadline(limit), oracles, refused)
             yield replace(result, seconds=time.perf_counter() - start)

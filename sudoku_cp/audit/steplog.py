@@ -36,7 +36,7 @@ from ..formats import ParseError, PuzzleItem, parse_grid
 from ..geometry import GeometryError, parse_box
 from ..grid import Grid
 
-__all__ = ["CandidateCheck", "LoggedStep", "StepLog", "StepLogError", "read_step_logs"]
+__all__ = ["CandidateCheck", "StepLog", "StepLogError", "read_step_logs"]
 
 #: The key of a results file's header line (``cli.results_file.HEADER_KEY``; the CLI sits above).
 RESULTS_HEADER = "sudoku_cp_results"
@@ -52,16 +52,6 @@ class StepLogError(SudokuCpError, ValueError):
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class LoggedStep:
-    """One claimed step: (k, 2) int64 arrays of (cell, digit), 0-based; ``line``: where it was read."""
-
-    line: int
-    rule: str
-    placements: np.ndarray
-    eliminations: np.ndarray
-
-
-@dataclass(frozen=True, slots=True, eq=False)
 class CandidateCheck:
     """Candidates the engine says are left after ``position`` steps (0: before the first one)."""
 
@@ -70,22 +60,44 @@ class CandidateCheck:
     candidates: np.ndarray  # (n*n, n) bool
 
 
+_NO_CLAIMS = np.zeros((0, 3), dtype=np.int64)
+_NO_CLAIMS.setflags(write=False)
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class StepLog:
     """One puzzle's log: the puzzle (None when its corpus line is unreadable, ``error`` says why),
-    its steps in order and the candidate lists it states between them."""
+    its steps' claims as (k, 3) int64 arrays of (step, cell, digit) in log order (steps
+    0-based), each step's rule and line, and the candidate lists it states between steps.
+
+    Claims are kept as two arrays per puzzle, not as an object per step: a log file holds
+    millions of steps."""
 
     index: int
     line: int
     puzzle: Grid | None
-    steps: tuple[LoggedStep, ...] = ()
+    steps: int = 0
+    rules: tuple[str, ...] = ()
+    step_lines: tuple[int, ...] = ()
+    placements: np.ndarray = field(default_factory=lambda: _NO_CLAIMS)
+    eliminations: np.ndarray = field(default_factory=lambda: _NO_CLAIMS)
     checks: tuple[CandidateCheck, ...] = ()
     error: str | None = None
 
     @property
     def claims(self) -> int:
         """Placements plus eliminations claimed."""
-        return sum(len(step.placements) + len(step.eliminations) for step in self.steps)
+        return len(self.placements) + len(self.eliminations)
+
+    def step_claims(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per step, its placements and its eliminations as (k, 2) arrays of (cell, digit)."""
+        edges = np.arange(self.steps + 1)
+        cut_p = np.searchsorted(self.placements[:, 0], edges)
+        cut_e = np.searchsorted(self.eliminations[:, 0], edges)
+        return [
+            (self.placements[cut_p[k] : cut_p[k + 1], 1:], self.eliminations[cut_e[k] : cut_e[k + 1], 1:])
+            for k in range(self.steps)
+        ]
 
 
 @dataclass(slots=True)
@@ -94,11 +106,28 @@ class _Building:
     line: int
     puzzle: Grid | None
     error: str | None = None
-    steps: list[LoggedStep] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    placed: list[int] = field(default_factory=list)  # step, cell, digit, flat
+    removed: list[int] = field(default_factory=list)
     checks: list[CandidateCheck] = field(default_factory=list)
 
     def done(self) -> StepLog:
-        return StepLog(self.index, self.line, self.puzzle, tuple(self.steps), tuple(self.checks), self.error)
+        def table(flat: list[int]) -> np.ndarray:
+            return np.array(flat, dtype=np.int64).reshape(-1, 3) if flat else _NO_CLAIMS
+
+        return StepLog(
+            self.index,
+            self.line,
+            self.puzzle,
+            len(self.rules),
+            tuple(self.rules),
+            tuple(self.lines),
+            table(self.placed),
+            table(self.removed),
+            tuple(self.checks),
+            self.error,
+        )
 
 
 def read_step_logs(
@@ -113,6 +142,7 @@ def read_step_logs(
     logs: list[StepLog] = []
     headers: list[tuple[int, dict[str, Any]]] = []
     current: _Building | None = None
+    names: dict[str, str] = {}
     for number, raw in enumerate(text.splitlines(), 1):
         if not raw.strip():
             continue
@@ -139,14 +169,14 @@ def read_step_logs(
                     raise StepLogError(
                         number, f"step {k}: a JSON object is expected, not {excerpt(step, 40)}"
                     )
-                _add_step(current, step, number, f"step {k}: ")
+                _add_step(current, step, number, f"step {k}: ", names)
             if obj.get("candidates") is not None:
                 _add_check(current, obj["candidates"], number, "candidates: ")
         elif any(key in obj for key in _STEP_KEYS):
             if current is None:
                 raise StepLogError(number, 'a step before any puzzle line (give {"puzzle": ...} first)')
             if current.puzzle is not None:
-                _add_step(current, obj, number, "")
+                _add_step(current, obj, number, "", names)
         else:
             raise StepLogError(
                 number, "neither a puzzle ('puzzle' or 'steps') nor a step ('placements', 'eliminations')"
@@ -200,7 +230,7 @@ def _start(
     return _Building(index, number, item.grid, item.error)
 
 
-def _add_step(log: _Building, obj: dict[str, Any], number: int, where: str) -> None:
+def _add_step(log: _Building, obj: dict[str, Any], number: int, where: str, names: dict[str, str]) -> None:
     """A step object's claims (and its candidates before it) appended to ``log``."""
     assert log.puzzle is not None
     if obj.get("candidates") is not None:
@@ -208,29 +238,24 @@ def _add_step(log: _Building, obj: dict[str, Any], number: int, where: str) -> N
     rule = obj.get("rule", "")
     if not isinstance(rule, str):
         raise StepLogError(number, f"{where}'rule' must be a text, not {excerpt(rule, 40)}")
-    n = log.puzzle.n
-    placements = _triples(obj.get("placements", []), n, number, f"{where}placements")
-    eliminations = _triples(obj.get("eliminations", []), n, number, f"{where}eliminations")
-    log.steps.append(LoggedStep(number, rule, placements, eliminations))
+    n, step = log.puzzle.n, len(log.rules)
+    _triples(log.placed, step, obj.get("placements"), n, number, f"{where}placements")
+    _triples(log.removed, step, obj.get("eliminations"), n, number, f"{where}eliminations")
+    log.rules.append(names.setdefault(rule, rule))  # one text per rule name, not one per step
+    log.lines.append(number)
 
 
-_NO_CLAIMS = np.zeros((0, 2), dtype=np.int64)
-_NO_CLAIMS.setflags(write=False)
-
-
-def _triples(value: object, n: int, number: int, what: str) -> np.ndarray:
-    """[[row, column, digit], ...] (1-based) as a (k, 2) array of (cell, digit), 0-based."""
+def _triples(out: list[int], step: int, value: object, n: int, number: int, what: str) -> None:
+    """[[row, column, digit], ...] (1-based) appended to ``out`` as step, cell, digit (0-based)."""
     if value is None or (isinstance(value, list) and not value):
-        return _NO_CLAIMS  # most steps place nothing or remove nothing
+        return  # most steps place nothing or remove nothing
     if not isinstance(value, list):
         raise StepLogError(number, f"{what} must be a list of [row, column, digit], not {excerpt(value, 40)}")
     # One pass for the usual case; the slow one below only to name what is wrong.
     if all(type(t) is list and len(t) == 3 and all(type(x) is int and 1 <= x <= n for x in t) for t in value):
-        rcd = np.asarray(value, dtype=np.int64) - 1
-        out = np.empty((len(value), 2), dtype=np.int64)
-        out[:, 0] = rcd[:, 0] * n + rcd[:, 1]
-        out[:, 1] = rcd[:, 2]
-        return out
+        for r, c, d in value:
+            out += (step, (r - 1) * n + c - 1, d - 1)
+        return
     for k, triple in enumerate(value):
         if (
             not isinstance(triple, list)
@@ -262,4 +287,4 @@ def _add_check(log: _Building, value: object, number: int, what: str) -> None:
             ):
                 raise StepLogError(number, f"{what}R{r + 1}C{c + 1}: a list of digits 1..{n} is expected")
             table[r * n + c, np.asarray(digits, dtype=np.int64) - 1] = True
-    log.checks.append(CandidateCheck(len(log.steps), number, table))
+    log.checks.append(CandidateCheck(len(log.rules), number, table))

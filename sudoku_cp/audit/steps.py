@@ -240,20 +240,21 @@ def _consistency(log: StepLog) -> _Claims:
             eliminate(step, omitted[:, 0], omitted[:, 1], 2)
 
     inconsistent = None
-    for position in range(len(log.steps) + 1):
+    by_step = log.step_claims()
+    for position in range(log.steps + 1):
         try:
             if position in checks:
                 stated(position, checks[position].candidates)
-            if position == len(log.steps):
+            if position == log.steps:
                 break
-            step = log.steps[position]
-            if len(step.placements):
-                rows.append((position, 0, step.placements[:, 0], step.placements[:, 1]))
-                for cell, d in step.placements.tolist():
+            placements, eliminations = by_step[position]
+            if len(placements):
+                rows.append((position, 0, placements[:, 0], placements[:, 1]))
+                for cell, d in placements.tolist():
                     place(position, cell, d)
-            if len(step.eliminations):
-                rows.append((position, 1, step.eliminations[:, 0], step.eliminations[:, 1]))
-                eliminate(position, step.eliminations[:, 0], step.eliminations[:, 1], 1)
+            if len(eliminations):
+                rows.append((position, 1, eliminations[:, 0], eliminations[:, 1]))
+                eliminate(position, eliminations[:, 0], eliminations[:, 1], 1)
         except _Inconsistent as stop:
             kind, cell, d = stop.claim
             inconsistent = (position, (kind, cell, d), str(stop))
@@ -383,7 +384,7 @@ def _check(
     if puzzle is None:
         return StepsResult(log.index, log.line, StepVerdict.INVALID, detail=log.error or "unreadable puzzle")
     g = puzzle.geometry
-    base = StepsResult(log.index, log.line, StepVerdict.SOUND, g.box_label, len(log.steps), log.claims)
+    base = StepsResult(log.index, log.line, StepVerdict.SOUND, g.box_label, log.steps, log.claims)
     claims = _consistency(log)
     total = len(claims.kind)
     limit = total  # the claims that soundness judges: those before an inconsistent step's
@@ -488,9 +489,8 @@ def _report(
     def at(
         k: int, kind: int, cell: int, digit: int, verdict: StepVerdict, detail: str, shown: Grid | None = None
     ) -> StepsResult:
-        steps = len(log.steps)
-        line = log.steps[k].line if k < steps else _check_line(log, k)
-        rule = log.steps[k].rule if k < steps else "candidates after the last step"
+        line = log.step_lines[k] if k < log.steps else _check_line(log, k)
+        rule = log.rules[k] if k < log.steps else "candidates after the last step"
         return replace(
             base,
             verdict=verdict,
@@ -542,7 +542,7 @@ def _report(
         detail = "more than one solution"
     else:  # no claim needed the truth the time limit (or a model too big) kept from us
         detail = f"the number of solutions undecided ({truth.reason or REASON_TIME_LIMIT})"
-    return replace(base, detail=f"{len(log.steps)} steps, {limit} claims checked; {detail}")
+    return replace(base, detail=f"{log.steps} steps, {limit} claims checked; {detail}")
 
 
 def _check_line(log: StepLog, position: int) -> int:

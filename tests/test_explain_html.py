@@ -184,6 +184,12 @@ def test_a_file_that_cannot_be_written_is_refused_first(
     err = capsys.readouterr().err
     assert "--html shows one puzzle; the input holds 3" in err and err.count("\n") == 1
     assert not (tmp_path / "p.html").exists()  # the probe of the file leaves nothing behind
+    out = tmp_path / "out.jsonl"
+    assert (
+        main(["explain", EASY, "--json", "-o", str(out), "--resume", "--html", str(tmp_path / "p.html")]) == 2
+    )
+    err = capsys.readouterr().err
+    assert "--html does not go with --resume" in err and err.count("\n") == 1
 
 
 def test_an_invalid_puzzle_leaves_no_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

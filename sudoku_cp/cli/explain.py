@@ -114,6 +114,8 @@ def run(args: argparse.Namespace) -> int:
         common.output_directory(args.svg, "--svg")
     clock = Deadline(args.time_limit, began=getattr(args, "started", None))
     if args.html:  # refused before any puzzle is explained, not after
+        if args.resume:  # a resumed run skips the puzzle its file holds: there would be no page
+            raise CliError("--html does not go with --resume (run the one puzzle again)")
         _html_file(args.html)
     items, name = common.load_puzzles(args)
     if args.html and len(items) != 1:

@@ -388,6 +388,13 @@ _SCRIPT = """
       if (request !== shown) return;
       figure.innerHTML = svg;
       figure.dataset.frame = String(frame);
+    }).catch((problem) => {
+      chunks.delete(chunkOf(frame));  // a later visit tries again
+      if (request !== shown) return;
+      const note = document.createElement("p");
+      note.className = "note";
+      note.textContent = "This picture could not be unpacked: " + problem;
+      figure.replaceChildren(note);
     });
   }
 

@@ -127,6 +127,9 @@ def test_frames_say_what_the_json_says(tmp_path: Path, box: str) -> None:
     # Row and column numbers up to the grid's own side: the pictures are of this grid.
     assert f">{n}</text>" in svgs[0] and f">{n + 1}</text>" not in svgs[0]
     assert "<circle" not in svgs[0] and "<circle" not in svgs[-1]
+    # The texts say 10, 11 ...; the pictures draw letters: the page says which.
+    assert ("digits past 9 are letters: 10 = A" in text) == (n > 9)
+    assert n <= 9 or f"{n} = {'ABCDEFG'[n - 10]}." in text
 
 
 def test_a_puzzle_without_steps_has_a_page(tmp_path: Path) -> None:

@@ -101,6 +101,8 @@ def _frames(puzzle: Grid, deduction: Deduction, headline: str) -> Iterator[tuple
         yield _step_facts(step, number, puzzle), step_svg(board, step, number=number, givens=givens)
         board.apply(step.placements, step.eliminations)
     title = _END_TITLES.get(deduction.status, deduction.status.value)
+    # An unsat deduction's own board may be empty (a contradiction among the givens themselves):
+    # the board the steps led to shows where the candidates ran out.
     final = deduction.board if deduction.status is not Status.UNSAT else board
     yield (
         {"kind": "end", "title": title, "status": deduction.status.value, "text": headline},
@@ -153,8 +155,10 @@ def _letters(n: int) -> str:
     """How the pictures write digits past 9 (the texts say 10, 11 ...; the grid A, B ...)."""
     if n <= 9 or n > len(SYMBOLS):
         return ""
-    last = f", {n} = {SYMBOLS[n - 1]}" if n > 11 else ""
-    return f"In the pictures digits past 9 are letters: 10 = A, 11 = B{last}."
+    named = ", ".join(f"{d} = {SYMBOLS[d - 1]}" for d in range(10, min(n, 12) + 1))
+    if n > 12:
+        named += f" ... {n} = {SYMBOLS[n - 1]}"
+    return f"In the pictures digits past 9 are letters: {named}."
 
 
 def explanation_html(puzzle: Grid, deduction: Deduction, *, headline: str = "") -> str:

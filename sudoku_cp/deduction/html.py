@@ -191,7 +191,7 @@ def explanation_html(puzzle: Grid, deduction: Deduction, *, headline: str = "") 
     return _PAGE.format(
         title=escape(f"sudoku-cp explain: {shape}"),
         figure=f"flex-basis: {width}px; max-width: {width * 3 // 2}px",
-        letters=escape(_letters(g.n)),
+        letters=f'<p class="note">{escape(_letters(g.n))}</p>' if _letters(g.n) else "",
         shape=escape(shape),
         headline=escape(headline),
         puzzle=_puzzle_line(format_line(puzzle)),
@@ -231,7 +231,7 @@ script-src 'unsafe-inline'">
 <h1>sudoku-cp explain <small>{shape}</small></h1>
 <p id="headline">{headline}</p>
 {puzzle}
-<p class="note">{letters}</p>
+{letters}
 </header>
 <nav id="controls" aria-label="steps">
 <button id="first" type="button" title="first (Home)">&laquo; first</button>

@@ -45,6 +45,13 @@ from .scale import FISH_BASE, chain_weight, fish_weight
 __all__ = ["RULES", "fish_strong_links"]
 
 _NONE = np.zeros((0, 2), dtype=np.int64)
+
+
+def _pairs(found: set[tuple[int, int]]) -> np.ndarray:
+    """(k, 2) rows of (cell, digit), sorted."""
+    return np.array(sorted(found), dtype=np.int64).reshape(-1, 2)
+
+
 #: Link kinds as the pictures draw them (``svg.LINK_STYLES``).
 STRONG, WEAK, BIVALUE_WEAK = "bilocation", "weak", "bivalue"
 
@@ -59,6 +66,32 @@ def fish_strong_links(found: ChainFound) -> tuple[int, int]:
     if found.links[LOOP] >= 0:
         return found.links[LOOP] // 2, LOOP
     return 0, -1
+
+
+def _sees(board: Board, a: int, b: int) -> bool:
+    """Cells a and b share a unit (a != b)."""
+    units = board.tables.cell_units
+    return a != b and bool((units[a] == units[b]).any())
+
+
+def _weak(board: Board, x: tuple[int, int], a: tuple[int, int]) -> bool:
+    """Candidates x and a cannot both be true: two digits of one cell, or one digit twice in a unit."""
+    return x != a and (x[0] == a[0] or (x[1] == a[1] and _sees(board, x[0], a[0])))
+
+
+def victims(
+    board: Board, a: tuple[int, int], b: tuple[int, int], keep: set[tuple[int, int]]
+) -> set[tuple[int, int]]:
+    """The open candidates weak-linked to both a and b (one of which is true), outside ``keep``:
+    they are false.  Only candidates of a's cell or of a's digit in a's units can see a."""
+    cell, digit = a
+    found: set[tuple[int, int]] = set()
+    near = [(cell, int(d)) for d in np.flatnonzero(board.cand[cell])]
+    near += [(int(p), digit) for p in board.tables.peers[cell] if board.cand[p, digit]]
+    for x in near:
+        if x not in keep and board.values[x[0]] == 0 and _weak(board, x, a) and _weak(board, x, b):
+            found.add(x)
+    return found
 
 
 def _name(board: Board, cell: int, digit: int) -> str:
@@ -94,11 +127,18 @@ def chain_step(rule: str, board: Board, found: ChainFound, kind: int, weight: fl
     weak_kind = BIVALUE_WEAK if mode == Y else WEAK
     pair = np.array([[cell, digit]], dtype=np.int64)
     if kind == ELIMINATION:
-        # v - w1 = y1 - ... = yL - v: v true would make v false
+        # v - w1 = y1 - ... = yL - v: v true would make v false.  Read as w1 = ... = yL (one of
+        # the two ends is true), it removes every candidate that sees both ends, v among them.
         nodes = [*walk, walk[0]]
         text = _text(board, nodes, strong_first=False)
-        note = f"{text}: if {_name(board, cell, digit)} were true it would be false, so it goes"
-        placements, eliminations = _NONE, pair
+        chain = set(walk[1:])
+        gone = victims(board, walk[1], walk[-1], chain) | {(cell, digit)}
+        others = len(gone) - 1
+        more = (
+            f" (and {others} more candidate{'s' if others != 1 else ''} seeing both ends)" if others else ""
+        )
+        note = f"{text}: if {_name(board, cell, digit)} were true it would be false, so it goes{more}"
+        placements, eliminations = _NONE, _pairs(gone)
         links = _chain_links(nodes, False, weak_kind)
     elif kind == PLACEMENT:
         # not q => v (strong) - w1 = ... = q: q false would make q true
@@ -111,12 +151,19 @@ def chain_step(rule: str, board: Board, found: ChainFound, kind: int, weight: fl
         # v - w1 = ... = y - w = v: a loop; every weak link is strong, so what sees y and w goes
         nodes = [*walk, walk[0]]
         text = _text(board, nodes, strong_first=False)
-        y, w = walk[-2], walk[-1]
+        # every weak link of the loop holds exactly one true candidate: what sees both ends goes
+        loop = set(walk)
+        gone = {(cell, digit)}
+        for i in range(0, len(walk), 2):
+            gone |= victims(board, walk[i], walk[i + 1], loop)
         note = (
-            f"loop {text}: one of {_name(board, *y)} and {_name(board, *w)} is true, so "
-            f"{_name(board, cell, digit)}, seeing both, goes"
+            f"loop {text}: each weak link of it holds one true candidate, so what sees both its ends goes "
+            f"({_name(board, cell, digit)} and {len(gone) - 1} more)"
+            if len(gone) > 1
+            else f"loop {text}: each weak link of it holds one true candidate, so "
+            f"{_name(board, cell, digit)}, seeing both ends of one, goes"
         )
-        placements, eliminations = _NONE, pair
+        placements, eliminations = _NONE, _pairs(gone)
         links = _chain_links(nodes, False, weak_kind)
     cells = tuple(dict.fromkeys(c for c, _ in nodes))
     digits = tuple(dict.fromkeys(d for _, d in nodes))
@@ -146,8 +193,16 @@ def _grouped_step(rule: str, board: Board, kind: int, weight: float) -> Step:
         links.append((nodes[i][0], nodes[i + 1][0], digit, STRONG if strong else WEAK))
     pair = np.array([[cell, digit]], dtype=np.int64)
     if kind == ELIMINATION:
+        # one of the two end nodes holds the digit: a cell seeing every cell of both loses it
+        first, last = walk[1], walk[-1]
+        inside = {c for node in walk for c in node}
+        gone = {
+            (int(c), digit)
+            for c in np.flatnonzero((board.values == 0) & (board.cand[:, digit] == 1))
+            if int(c) not in inside and all(_sees(board, int(c), e) for e in (*first, *last))
+        } | {(cell, digit)}
         note = f"{text} (a group holds the digit in one of its cells): {name(cell)} would lose it, so it goes"
-        placements, eliminations = _NONE, pair
+        placements, eliminations = _NONE, _pairs(gone)
     else:
         note = f"{text} (a group holds the digit in one of its cells): {name(cell)} must hold it"
         placements, eliminations = pair, _NONE

@@ -45,10 +45,23 @@ def _wing_rule(size: int) -> Rule:
             f" is {x + 1}, the set locks {z + 1}; so {z + 1} is in the pivot or the set, and"
             f" {cell_name(found.cell)}, seeing all of them, loses it"
         )
+        # every cell seeing the pivot and the set's z's loses z (the search names the first)
+        zs = [c for c in found.cells if board.cand[c, z]]
+        peers = board.tables.peers
+        gone = {found.cell}
+        seen_by = [set(peers[a].tolist()) for a in zs]
+        for c in peers[found.pivot].tolist():
+            if (
+                board.values[c] == 0
+                and board.cand[c, z]
+                and c not in found.cells
+                and all(c in s for s in seen_by)
+            ):
+                gone.add(c)
         return Step(
             name,
             _NONE,
-            np.array([[found.cell, z]], dtype=np.int64),
+            np.array([[c, z] for c in sorted(gone)], dtype=np.int64),
             (found.pivot, *found.cells),
             (),
             tuple(held),

@@ -17,8 +17,11 @@ Three parts, each against a target of the issue; the solver programs are ``fuzz_
   (target 10 s), calls, and the check that the result is the 1-minimal form this bug has (two
   givens, both 5; no smaller shape fails, since the bug is on side 9 only).
 * **quiet**: ``--minutes`` (default 10) shared by our complete backends and a correct external
-  program (``fuzz_program.py correct``), each fuzzed with ``--jobs 2 --keep-going``: any wrong
-  verdict is a false alarm (the script then exits 1); cases and verdicts per solver.
+  program (``fuzz_program.py correct``), each fuzzed with ``--jobs 2 --keep-going``: cases and
+  verdicts per solver, and each failure kind found checked apart from the fuzzer
+  (``confirmed``): a wrong claim of no solution by the truth's solution passing the independent
+  checker, a wrong solution by the checker refusing it.  A wrong verdict that this does not
+  confirm is a false alarm (the script then exits 1); a confirmed one is a bug of the solver.
 
 Wall seconds depend on the machine's load (other processes share it): the load average is
 recorded at each row; compare ``--jobs`` within one run.  Writes ``--out``.md and .json.
@@ -89,7 +92,38 @@ class Quiet:
     cases: int = 0
     verdicts: dict[str, int] = field(default_factory=dict)
     exit_code: int = 0
+    failures: list[dict[str, object]] = field(default_factory=list)
     load: str = ""
+
+    @property
+    def false_alarms(self) -> int:
+        """Wrong verdicts not confirmed apart from the fuzzer."""
+        return sum(int(f["count"]) for f in self.failures if f["verdict"] == "wrong" and not f["confirmed"])  # type: ignore[call-overload]
+
+
+def confirmed(failure: dict[str, object]) -> bool:
+    """Whether a wrong verdict holds apart from the fuzzer's judge: the truth's solution passes
+    the independent checker where the solver claimed none, or the checker refuses the solver's
+    grid, or the solver claimed one solution where the truth shows another valid one."""
+    from sudoku_cp.formats import parse_line
+    from sudoku_cp.verify import solution_problem
+
+    p, q = (int(part) for part in str(failure["box"]).split("x"))
+    puzzle = parse_line(str(failure["puzzle"]), (p, q))
+
+    def grid(answer: object) -> object:
+        words = str(answer).split()
+        return parse_line(words[1], (p, q)) if len(words) == 2 else None
+
+    claimed, truth = grid(failure["claimed"]), grid(failure["truth"])
+    if claimed is not None and solution_problem(puzzle, claimed) is not None:  # type: ignore[arg-type]
+        return True  # the claimed grid breaks a rule or a given
+    if truth is None or solution_problem(puzzle, truth) is not None:  # type: ignore[arg-type]
+        return False  # no checked solution to show against the claim
+    claim = str(failure["claimed"]).split()[0]
+    if claim in ("unsat", "none"):
+        return True  # a solution exists
+    return claim == "unique" and claimed is not None and truth != claimed
 
 
 def catch(seed: int, jobs: int, work: Path) -> Catch:
@@ -189,8 +223,16 @@ def quiet(minutes: float, jobs: int, work: Path) -> list[Quiet]:
         done = subprocess.run(argv, capture_output=True, check=False)
         row.seconds = time.perf_counter() - start
         row.exit_code = done.returncode
-        summary = json.loads(out.read_text().splitlines()[-1])["summary"]
+        objects = [json.loads(line) for line in out.read_text().splitlines()]
+        summary = objects[-1]["summary"]
         row.cases, row.verdicts = summary["cases"], summary["verdicts"]
+        for obj in objects:
+            if "kind" in obj:
+                keep = ("kind", "verdict", "count", "box", "status", "puzzle", "claimed", "truth")
+                found = {key: obj[key] for key in keep}
+                found["confirmed"] = obj["verdict"] == "wrong" and confirmed(found)
+                found["shrunk"] = f"{obj['shrunk']['box']} {obj['shrunk']['puzzle']}"
+                row.failures.append(found)
         row.load += f"-{load_average()}"
         rows.append(row)
         print(f"quiet {name}: {row.cases} cases, {row.verdicts}", file=sys.stderr)
@@ -235,12 +277,23 @@ def tables(catches: list[Catch], shrunk: list[Shrink], quiets: list[Quiet]) -> s
         lines.append(f"\nspeed-up of the shrinks, --jobs 2 over --jobs 1: {_ratio(two, one)}")
         parts.append("\n".join(lines))
     if quiets:
-        lines = ["| solver | seconds | cases | verdicts | exit code | load |", "|---|--:|--:|---|--:|---|"]
+        lines = [
+            "| solver | seconds | cases | verdicts | exit code | false alarms | load |",
+            "|---|--:|--:|---|--:|--:|---|",
+        ]
         for q in quiets:
             verdicts = ", ".join(f"{k} {v}" for k, v in sorted(q.verdicts.items()))
             lines.append(
-                f"| {q.solver} | {q.seconds:.0f} | {q.cases} | {verdicts} | {q.exit_code} | {q.load} |"
+                f"| {q.solver} | {q.seconds:.0f} | {q.cases} | {verdicts} | {q.exit_code} "
+                f"| {q.false_alarms} | {q.load} |"
             )
+        for q in quiets:
+            for f in q.failures:
+                lines.append(
+                    f"\n{q.solver}: {f['kind']} x{f['count']} (first on {f['box']} {f['status']}), "
+                    f"confirmed apart from the fuzzer: {f['confirmed']}; shrunk to {f['shrunk']}, "
+                    f"truth {str(f['truth'])[:40]}..."
+                )
         parts.append("\n".join(lines))
     return "\n\n".join(parts) + "\n"
 
@@ -293,7 +346,7 @@ def main() -> int:
             quiets += quiet(args.minutes, max(jobs), work)
             save()
     print(header + tables(catches, shrunk, quiets))
-    alarms = [q.solver for q in quiets if q.verdicts.get("wrong")]
+    alarms = [q.solver for q in quiets if q.false_alarms]
     if alarms:
         print(f"!!! false alarm: a wrong verdict on {', '.join(alarms)}", file=sys.stderr)
         return 1

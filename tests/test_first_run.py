@@ -129,3 +129,37 @@ def test_the_saved_machine_code_rebuilt_on_a_fresh_cache_is_not_counted_either(t
     done, _ = _fresh_run(tmp_path, "count", "--backend", "backtrack", "--time-limit", "5", PUZZLE)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "count: 1" in done.stdout
+
+
+#: Propagates a 4x4 grid from scratch and after fixing a cell, as the ant colony does, on an empty
+#: numba cache, and prints how many specialisations of the shared kernel were compiled.
+_SPECIALISATIONS = """
+import numpy as np
+from sudoku_cp.formats import parse_grid
+from sudoku_cp.native import propagation as p
+grid = parse_grid("1...............")
+start = p.propagate_grid(grid)
+t = p.propagation_tables(grid.geometry)
+w = p.new_scratch(4)
+p.fix_and_propagate(start.masks.copy(), 5, np.uint64(2), *w, t.peers, t.units, t.cell_units, t.full, True)
+print(len(p._propagate.signatures))
+"""
+
+
+@pytest.mark.slow  # compiles on an empty cache: 5-40 s
+@pytest.mark.timeout(300)
+def test_propagation_compiles_its_shared_kernel_once(tmp_path: Path) -> None:
+    # A literal argument (``_propagate(masks, 1, ...)``, or a counter still typed Literal[int](0)
+    # while numba infers its loop) is a specialisation of its own: the ant colony compiled
+    # _propagate four times (57 compiles in all; 16 now).
+    environment = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "SUDOKU_CP_BACKGROUND_COMPILE": "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", _SPECIALISATIONS],
+        capture_output=True,
+        text=True,
+        timeout=280,
+        env=environment,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["1"], done.stdout

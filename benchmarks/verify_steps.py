@@ -11,7 +11,7 @@ best of ``--rounds`` (after one warm-up round that compiles the native kernels):
   solver per puzzle, every claim one solve): what an engine's own SAT check costs;
 * verify --steps: reading explain's JSON Lines (``audit.steplog``) and checking them
   (``audit.steps``: one solver per box shape, claims of a unique puzzle compared with its
-  solution at once).
+  solution at once, the others searched in halves).
 
 Ratios are to the explain time measured in the same round; the machine and its load are noted.
 ``--write`` writes the table to ``benchmarks/results/verify_steps.md``.

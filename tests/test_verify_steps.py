@@ -393,6 +393,53 @@ def test_a_claim_true_in_some_solutions_only_is_unsound(tmp_path: Path) -> None:
     _contradicts(result, puzzle)
 
 
+def test_the_first_unsound_claim_among_many_is_found_in_few_solves() -> None:
+    """Many claims true in both solutions, then two that fail in one: the earlier one is named,
+    in far fewer solves than claims (ranges of claims are asked at once, in halves)."""
+    puzzle, one, other = _two_solutions()
+    sound = [
+        [r + 1, c + 1, d]
+        for r in range(9)
+        for c in range(9)
+        for d in range(1, 10)
+        if d not in (one[r, c], other[r, c])
+    ]
+    differ = [(int(r), int(c)) for r, c in np.argwhere(one != other)]
+    (r1, c1), (r2, c2) = differ[0], differ[-1]
+    steps: list[dict[str, Any]] = [{"eliminations": sound[k : k + 7]} for k in range(0, len(sound), 7)]
+    middle = len(steps) // 2
+    steps.insert(middle, {"rule": "first", "placements": [[r1 + 1, c1 + 1, int(other[r1, c1])]]})
+    steps.append({"rule": "second", "placements": [[r2 + 1, c2 + 1, int(one[r2, c2])]]})
+    logs, _ = read_step_logs(
+        "".join(json.dumps(obj) + "\n" for obj in [{"puzzle": format_line(puzzle)}, *steps])
+    )
+    (result,) = check_step_logs(logs)
+    assert (result.verdict, result.step, result.rule) == (StepVerdict.UNSOUND, middle + 1, "first")
+    assert result.solution is not None and np.array_equal(result.solution.values, one)
+    assert result.claims > 300 and result.sat_calls < 30
+
+
+def test_grids_above_16x16_get_a_solver_each() -> None:
+    """17x17 (1x17 boxes): each puzzle its own model, givens as unit clauses; same verdicts."""
+    full = make_case(CaseKey((1, 17), "full_minus_one", "random", (1, 0)))
+    many = make_case(CaseKey((1, 17), "many", "random", (1, 0)))
+    assert full is not None and many is not None
+    r, c = (int(x) for x in np.argwhere(full.values == 0)[0])
+    missing = next(d for d in range(1, 18) if d not in full.values[r])
+    lines = [
+        {"puzzle": format_line(full), "box": "1x17"},
+        {"placements": [[r + 1, c + 1, missing]]},
+        {"puzzle": format_line(many), "box": "1x17"},
+        {"eliminations": [[r + 1, c + 1, d] for d in range(1, 18)]},
+    ]
+    logs, _ = read_step_logs("".join(json.dumps(obj) + "\n" for obj in lines))
+    first, second = check_step_logs(logs)
+    assert (first.verdict, first.solutions) == (StepVerdict.SOUND, 1)
+    assert second.verdict in (StepVerdict.UNSOUND, StepVerdict.INCONSISTENT), second.text()
+    if second.verdict is StepVerdict.UNSOUND:
+        assert second.solution is not None and check_solution(many, second.solution)
+
+
 def test_a_puzzle_with_no_solution(tmp_path: Path) -> None:
     """Every claim holds vacuously; contradictions between claims are still caught."""
     puzzle = make_case(CaseKey((3, 3), "unsat", "random", (3, 0)))

@@ -144,7 +144,7 @@ claim holds.  A candidate list that leaves out a digit claims its elimination.  
 rules alone, a claim that contradicts the givens or an earlier claim (placing a removed digit,
 removing a placed one, a candidate list keeping a removed digit) is inconsistent.  The first
 failing step is reported with its claim and, when unsound, a solution it contradicts (one
-line, checked).  One SAT solver per box shape, the puzzle's givens as assumptions; --timeout
+line, checked).  One SAT solver per box shape up to 16x16, the givens as assumptions; --timeout
 is per puzzle, and a claim it leaves undecided makes the puzzle unknown, never unsound.
 Verdicts: sound, unsound, inconsistent, unknown, invalid (an unreadable corpus line).  Output:
 a line for every puzzle that is not sound, then a summary; with --json one object per puzzle

@@ -329,6 +329,20 @@ def test_any_injected_claim_is_judged_by_the_solution(
         assert result.solution is not None and np.array_equal(result.solution.values, solution)
 
 
+def test_candidates_on_the_puzzle_line_come_before_the_next_step(
+    tmp_path: Path, unique_log: tuple[Grid, list[dict[str, Any]]]
+) -> None:
+    puzzle, steps = unique_log
+    cand = [[sorted(cell) for cell in row] for row in _candidates(puzzle, [])]
+    r, c = (int(x) for x in np.argwhere(puzzle.values == 0)[0])
+    cand[r][c].remove(int(_solution(puzzle)[r, c]))
+    path = _write(tmp_path / "log.jsonl", [{"puzzle": format_line(puzzle), "candidates": cand}, *steps])
+    code, out, _ = _run("verify", "--steps", str(path), "--json")
+    (result,), _ = _results(out)
+    assert (code, result["verdict"], result["kind"]) == (4, "unsound", "omitted")
+    assert (result["step"], result["step_line"]) == (1, 1)  # said on line 1, before step 1
+
+
 # --------------------------------------------------------------------- several solutions, or none
 
 

@@ -510,7 +510,7 @@ def _report(
     def at(
         k: int, kind: int, cell: int, digit: int, verdict: StepVerdict, detail: str, shown: Grid | None = None
     ) -> StepsResult:
-        line = log.step_lines[k] if k < log.steps else _check_line(log, k)
+        line = log.step_lines[k] if k < log.steps and kind != 2 else _check_line(log, k)
         rule = log.rules[k] if k < log.steps else "candidates after the last step"
         return replace(
             base,
@@ -567,6 +567,7 @@ def _report(
 
 
 def _check_line(log: StepLog, position: int) -> int:
+    """The line of the candidate list stated after ``position`` steps."""
     return next((check.line for check in log.checks if check.position == position), log.line)
 
 

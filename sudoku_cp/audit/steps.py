@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from ..cnf.sudoku import AmoEncoding, CnfEncoding, encode_cnf
+from ..cnf.varmap import GridVarMap
 from ..errors import SudokuCpError
 from ..formats import format_line
 from ..geometry import Geometry
@@ -334,7 +335,8 @@ class _Oracle:
         self.solver.add_clause([-guard])
 
 
-def _literals(varmap: Any, cells: np.ndarray, digits: np.ndarray) -> np.ndarray:
+def _literals(varmap: GridVarMap, cells: np.ndarray, digits: np.ndarray) -> np.ndarray:
+    """The variables of candidates (cell, digit), 0-based."""
     return np.asarray(varmap.index[cells, digits], dtype=np.int64)
 
 

@@ -1,37 +1,46 @@
-"""Puzzles made the way Eppstein 2005 (section 3.6) made them: symmetric, unique, minimal.
+"""Puzzles with one solution, minimal, at every size: optionally symmetric, of a level, or needing rules.
 
-Filling: repeatedly choose a random unfilled cell and its partner under a 180-degree rotation,
-give each a digit still open to it, and propagate with the simplest rules (hidden and naked
-singles, the incremental bitset propagation of ``native.propagation``, run after every digit);
-a contradiction restarts the fill from the empty grid.  The fill ends when singles solve the
-grid, so the chosen cells (the givens) have exactly one solution.
+Making (``sudoku_cp.carve``, compiled): a random complete grid; givens added in a random order
+until singles fix every cell; then each given taken out when a search finds no solution with
+that cell changed.  "Minimal" means what users read it as: no single given can be removed (each
+kept given has a witness, a second solution of the puzzle without it).  ``symmetric=True``
+keeps the givens symmetric under a half turn and works on those pairs instead (minimal among
+symmetric pairs, Eppstein 2005's kind).  A test the compiled search has not settled within
+``carve``'s node cap goes to SAT (CaDiCaL, ``_SatOracle``): the search's heavy tail on big grids.
 
-Emptying: in the order they were added, each pair of givens is taken out when SAT confirms the
-puzzle still has one solution (one incremental solver per grid shape holds the empty grid's
-formula; the known solution is blocked and the givens are assumptions, so "unsatisfiable" means
-unique), and put back otherwise.  A solution count only grows as givens go, so one pass
-leaves a puzzle that is minimal in the paper's sense: every remaining symmetric pair is needed for uniqueness.
+Proof, by other paths than the ones that made the puzzle (fail closed: a puzzle not proved is
+never returned):
 
-Every puzzle comes from attempt ``k`` of a seed, drawn with ``numpy.random.default_rng((seed,
-k))``, so a seed reproduces the same puzzles whatever else runs.  A target level is met by
-rejection: attempts whose rating has another level are dropped.
+- uniqueness: the native ``backtrack`` search (``native.backtrack.search_batch``, its own
+  kernels and rules, a whole batch in one call) counts each puzzle's solutions to two, to the
+  end, and must find exactly the known one; a puzzle it has not finished within
+  ``PROOF_SECONDS`` goes to SAT (``proof.StepProver.other_solution``: the known solution
+  blocked, the givens assumed; unsatisfiable means unique);
+- minimality: every witness is checked with numpy (``carve.check_witnesses``): a valid grid that
+  keeps every other given and changes this one.
 
-Speed on one core: 6x6 about 2,600 puzzles/s, 9x9 630, 12x12 120, 16x16 5;
-20x20 seconds to a minute each (thousands of restarted fills); 25x25 does not finish.
+Targets by rejection: ``level`` keeps the puzzles the rating puts at that level; ``require``
+keeps those whose deduction (the engine's steps, as ``explain`` shows them) uses each named rule
+(a rule or a family, looked up in ``rules.RULES`` when asked: the table grows).
+
+Every puzzle comes from attempt ``k`` of a seed (its own random stream), so a seed reproduces the
+same puzzles whatever else runs and however attempts are batched.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numba
 import numpy as np
 
+from ..carve import Carved, carve, check_witnesses, rng_states
 from ..errors import SudokuCpError
 from ..geometry import Geometry
 from ..grid import Grid
-from ..limits import Deadline, TimeLimitReached, watch_compilation
+from ..limits import Deadline, TimeLimitReached, solve_limited, watch_compilation
 from ..native.propagation import (
     MAX_SIDE,
     PropagationTables,
@@ -41,38 +50,45 @@ from ..native.propagation import (
     new_scratch,
     propagation_tables,
 )
+from ..outcome import Status
 from ..propagation.bitset import popcount
 from .proof import StepProver
 from .rate import LEVELS, Rating, rate
-from .rules import Rule
+from .rules import FAMILIES, RULES, Rule, select_rules
 
 watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = [
     "LEVEL_NAMES",
+    "PROOF_SECONDS",
     "GenerateError",
     "Generated",
     "fill_givens",
     "generate_puzzle",
     "generate_puzzles",
-    "minimise",
+    "required_rules",
 ]
 
 #: The level names a target may name (``rate.LEVELS``).
 LEVEL_NAMES: tuple[str, ...] = tuple(name for name, _ in LEVELS)
+#: Seconds the backtrack search spends on one puzzle's uniqueness before SAT takes it.
+PROOF_SECONDS = 2.0
+# Cells carved in one compiled call, at most (a batch of attempts): 64 9x9 puzzles, one 64x64.
+_BATCH_CELLS = 64 * 81
 
 
 class GenerateError(SudokuCpError, ValueError):
-    """A request the generator cannot meet: an unknown level, a bad count."""
+    """A request the generator cannot meet: an unknown level or rule, a bad count."""
 
 
 @dataclass(frozen=True, slots=True)
 class Generated:
-    """One generated puzzle, its solution, and how it was made.
+    """One generated puzzle, its solution, and how it was made and proved.
 
-    ``attempt``: the attempt number of the seed it came from (``rng((seed, attempt))``);
-    ``restarts``: fills abandoned on a contradiction before the one that worked; ``filled``:
-    givens before emptying; ``rating``: its rating when asked for (always with a target level).
+    ``attempt``: the attempt number of the seed it came from; ``restarts``: fills started again;
+    ``filled``: givens before carving; ``rating``: its rating when asked for (a level, JSON);
+    ``rules``: the rules its deduction used (with ``require``), by name; ``proof``: the path
+    that proved it unique ("backtrack" or "sat"); ``hard``: carving tests SAT answered.
     """
 
     puzzle: Grid
@@ -81,6 +97,12 @@ class Generated:
     restarts: int
     filled: int
     rating: Rating | None = None
+    rules: tuple[str, ...] | None = None
+    proof: str = "backtrack"
+    hard: int = 0
+
+
+# -- the paper's fill (Eppstein 2005, section 3.6): random grids for tests ----------------------------
 
 
 @numba.njit(cache=True)
@@ -91,7 +113,6 @@ def _fill_once(
 
     ``draws`` holds uniform numbers in [0, 1) (three per pair at most: the cell and two digits);
     ``pairs[i]`` receives the i-th pair's cell and partner (-1 for the centre of an odd grid).
-    Each digit placed is propagated at once by both singles (``native.propagation.fix``).
     """
     cells = masks.shape[0]
     open_cells = np.empty(cells, dtype=np.int64)
@@ -131,8 +152,8 @@ def fill_givens(
 ) -> tuple[list[tuple[int, ...]], Grid, int] | None:
     """The paper's fill: symmetric pairs of givens until singles solve the grid.
 
-    Returns (pairs in the order they were added, each the cells of one pair: one cell for the
-    centre of an odd grid, the solution, restarts), or None when the deadline passed first.
+    Returns (pairs in the order they were added, the solution, restarts), or None when the
+    deadline passed first.  A random complete grid for tests; the generator carves its own.
     """
     n = geometry.n
     cells = n * n
@@ -151,63 +172,123 @@ def fill_givens(
         restarts += 1  # a contradiction: the paper starts the fill again
 
 
-def minimise(
-    solution: Grid,
-    pairs: Sequence[tuple[int, ...]],
-    deadline: Deadline | None = None,
-    prover: StepProver | None = None,
-) -> Grid | None:
-    """The givens ``pairs`` of ``solution``, each pair emptied in order when SAT confirms that one
-    solution remains (``prover``: an incremental solver of the empty grid, made here if None).
+# -- SAT: the carving's heavy tail ---------------------------------------------------------------
 
-    None when the deadline passed first.
-    """
-    n = solution.n
-    flat = solution.values.reshape(-1)
-    values = np.zeros(n * n, dtype=np.int16)
-    for pair in pairs:
-        values[list(pair)] = flat[list(pair)]
-    own = prover is None
-    sat = StepProver(Grid.empty(solution.geometry), deadline=deadline) if prover is None else prover
-    try:
-        for pair in pairs:
-            values[list(pair)] = 0
-            other = sat.other_solution(values, solution.values)
-            if other is None:
+
+class _SatOracle:
+    """The empty grid's CNF in one incremental CaDiCaL: "a solution keeping these givens, with
+    this cell holding another digit?" (``carve.Oracle``).  Made on the first question."""
+
+    def __init__(self, geometry: Geometry, deadline: Deadline | None) -> None:
+        self.geometry = geometry
+        self.deadline = deadline
+        self._solver: Any = None
+        self._cnf: Any = None
+
+    def _open(self) -> None:
+        from pysat.solvers import Solver
+
+        from ..cnf.sudoku import AmoEncoding, CnfEncoding, encode_cnf
+
+        amo = AmoEncoding.PAIRWISE if self.geometry.n <= 36 else AmoEncoding.SEQCOUNTER
+        cnf = encode_cnf(
+            Grid.empty(self.geometry), CnfEncoding.EXTENDED, amo, deadline=self.deadline, use="solve"
+        )
+        solver = Solver(name="cadical195")
+        solver.append_formula(list(cnf.clauses()))
+        self._cnf, self._solver = cnf, solver
+
+    def __call__(self, givens: np.ndarray, cell: int, digit: int) -> np.ndarray | bool | None:
+        if self._solver is None:
+            try:
+                self._open()
+            except TimeLimitReached:
                 return None
-            if other:
-                values[list(pair)] = flat[list(pair)]
-    finally:
-        if own:
-            sat.close()
-    # Not in ``finally``: after Ctrl-C inside a solve the native solver takes no more clauses.
-    if not own:
-        sat.forget_solution(solution.values)
-    return Grid(solution.geometry, values.reshape(n, n))
+        index = self._cnf.varmap.index
+        cells = np.flatnonzero(givens)
+        assumptions = [int(v) for v in index[cells, givens[cells].astype(np.int64) - 1]]
+        assumptions.append(-int(index[cell, digit - 1]))
+        answer = solve_limited(self._solver, assumptions, self.deadline)
+        if answer is None:
+            return None
+        if not answer:
+            return False
+        return np.asarray(self._cnf.varmap.decode(self._solver.get_model())).reshape(-1)
+
+    def close(self) -> None:
+        """Free the native solver (idempotent)."""
+        solver, self._solver = self._solver, None
+        if solver is not None:
+            solver.delete()
 
 
-def generate_puzzle(
+# -- proof -----------------------------------------------------------------------------------------
+
+
+def _prove_unique(
     geometry: Geometry,
-    seed: int,
-    attempt: int = 0,
-    *,
-    deadline: Deadline | None = None,
-    prover: StepProver | None = None,
-) -> Generated | None:
-    """Attempt ``attempt`` of ``seed``: one minimal symmetric puzzle with a unique solution.
+    puzzles: np.ndarray,
+    solutions: np.ndarray,
+    deadline: Deadline | None,
+    prover: StepProver | None,
+) -> list[str | None]:
+    """The path that proved each puzzle (B, n*n) unique with solution ``solutions`` (B, n*n):
+    "backtrack" or "sat"; None when neither did before the deadline (or, never expected, a
+    second solution turned up: the puzzle is then dropped, not returned)."""
+    from ..native.backtrack import search_batch
 
-    ``prover``: the SAT solver of the empty grid to reuse (a batch shares one).  None when the
-    deadline passed first.
-    """
-    rng = np.random.default_rng((seed, attempt))
-    filled = fill_givens(geometry, rng, deadline)
-    if filled is None:
-        return None
-    pairs, solution, restarts = filled
-    puzzle = minimise(solution, pairs, deadline, prover)
-    if puzzle is None:
-        return None
-    return Generated(puzzle, solution, attempt, restarts, sum(len(pair) for pair in pairs))
+    seconds = PROOF_SECONDS
+    if deadline is not None and deadline.remaining() is not None:
+        seconds = min(seconds, max(float(deadline.remaining() or 0.0), 1e-3))
+    run = search_batch(geometry, puzzles, limit=2, keep=True, time_limit=seconds)
+    found: dict[int, list[np.ndarray]] = {}
+    for owner, grid in zip(run.owner, run.solutions, strict=True):
+        found.setdefault(int(owner), []).append(grid)
+    proofs: list[str | None] = []
+    own = None
+    try:
+        for b in range(puzzles.shape[0]):
+            grids = found.get(b, [])
+            if run.complete[b]:
+                one = int(run.counts[b]) == 1 and np.array_equal(grids[0], solutions[b])
+                proofs.append("backtrack" if one else None)
+                continue
+            if int(run.counts[b]) >= 2 or (deadline is not None and deadline.expired()):
+                proofs.append(None)
+                continue
+            if prover is None:
+                own = own or StepProver(Grid.empty(geometry), deadline=deadline)
+            sat = prover or own
+            n = geometry.n
+            solution = solutions[b].reshape(n, n).astype(np.int16)
+            other = sat.other_solution(puzzles[b].reshape(n, n).astype(np.int16), solution)
+            sat.forget_solution(solution)
+            proofs.append("sat" if other is False else None)
+    except TimeLimitReached:
+        proofs.extend([None] * (puzzles.shape[0] - len(proofs)))
+    finally:
+        if own is not None:
+            own.close()
+    return proofs
+
+
+# -- targets ---------------------------------------------------------------------------------------
+
+
+def required_rules(names: Sequence[str]) -> tuple[tuple[str, tuple[Rule, ...]], ...]:
+    """Each name of ``names`` (a rule or a family, as ``explain --rules`` takes them) with the
+    rules that meet it; GenerateError naming the known ones for an unknown name."""
+    wanted = []
+    for raw in names:
+        name = raw.strip()
+        hits = tuple(rule for rule in RULES if name in (rule.name, rule.family))
+        if not hits:
+            raise GenerateError(
+                f"unknown rule {name!r} for --require; families: {', '.join(FAMILIES)}; "
+                f"rules: {', '.join(rule.name for rule in RULES)}"
+            )
+        wanted.append((name, hits))
+    return tuple(wanted)
 
 
 def _check_request(geometry: Geometry, count: int, seed: int, level: str | None) -> None:
@@ -224,6 +305,71 @@ def _check_request(geometry: Geometry, count: int, seed: int, level: str | None)
         raise GenerateError(f"unknown level {level!r} (levels: {', '.join(LEVEL_NAMES)})")
 
 
+def _made(
+    geometry: Geometry,
+    seed: int,
+    attempts: np.ndarray,
+    symmetric: bool,
+    deadline: Deadline | None,
+    prover: StepProver | None,
+) -> Iterator[Generated]:
+    """The proved puzzles of ``attempts`` of ``seed``, in attempt order (fewer when the deadline
+    passes: those finished and proved before it)."""
+    oracle = _SatOracle(geometry, deadline)
+    try:
+        carved: Carved = carve(
+            geometry, rng_states(seed, attempts), symmetric=symmetric, deadline=deadline, oracle=oracle
+        )
+    finally:
+        oracle.close()
+    done = np.flatnonzero(carved.done)
+    if done.size == 0:
+        return
+    for b in done:
+        problem = check_witnesses(geometry, carved.puzzles[b], carved.witness[b], symmetric=symmetric)
+        if problem is not None:  # a bug of the carving search: never hand out such a puzzle
+            raise SudokuCpError(f"generator: attempt {int(attempts[b])} is not shown minimal: {problem}")
+    proofs = _prove_unique(geometry, carved.puzzles[done], carved.solutions[done], deadline, prover)
+    n = geometry.n
+    for b, proof in zip(done, proofs, strict=True):
+        if proof is None:
+            return  # the deadline stopped the proof (fail closed: an unproved puzzle is not given)
+        yield Generated(
+            Grid(geometry, carved.puzzles[b].reshape(n, n)),
+            Grid(geometry, carved.solutions[b].reshape(n, n)),
+            int(attempts[b]),
+            int(carved.restarts[b]),
+            _filled(carved, int(b), symmetric),
+            proof=proof,
+            hard=int(carved.hard[b]),
+        )
+
+
+def _filled(carved: Carved, b: int, symmetric: bool) -> int:
+    """Givens of attempt ``b`` before carving (a pair's two cells count two)."""
+    first = carved.order[b, : carved.seeded[b]]
+    cells = carved.puzzles.shape[1]
+    return int(first.size + (np.count_nonzero(cells - 1 - first != first) if symmetric else 0))
+
+
+def generate_puzzle(
+    geometry: Geometry,
+    seed: int,
+    attempt: int = 0,
+    *,
+    symmetric: bool = False,
+    deadline: Deadline | None = None,
+    prover: StepProver | None = None,
+) -> Generated | None:
+    """Attempt ``attempt`` of ``seed``: one minimal puzzle with a proved unique solution.
+
+    ``prover``: a SAT solver of the empty grid for the proofs the backtrack search leaves (made
+    when needed if None).  None when the deadline passed first.
+    """
+    _check_request(geometry, 1, seed, None)
+    return next(_made(geometry, seed, np.array([attempt]), symmetric, deadline, prover), None)
+
+
 def generate_puzzles(
     geometry: Geometry,
     count: int,
@@ -231,44 +377,90 @@ def generate_puzzles(
     level: str | None = None,
     *,
     rules: Sequence[Rule] | None = None,
+    require: Sequence[str] = (),
+    symmetric: bool = False,
     rated: bool = False,
     max_attempts: int | None = None,
     deadline: Deadline | None = None,
 ) -> Iterator[Generated]:
-    """Up to ``count`` puzzles from ``seed``, attempt after attempt, optionally of one ``level``.
+    """Up to ``count`` minimal puzzles from ``seed``, attempt after attempt, with targets.
 
-    A target level keeps only the attempts the rating (with ``rules``: all non-uniqueness rules
-    by default) puts at that level; ``rated`` rates every puzzle without filtering.  The iterator
-    stops early, with fewer puzzles, when ``max_attempts`` attempts are spent or the deadline passes.
+    ``level``: only the attempts the rating (with ``rules``: all non-uniqueness rules by default)
+    puts at that level; ``require``: only those whose deduction uses each named rule or family
+    (the required rules join ``rules``); ``rated``: rate every puzzle without filtering;
+    ``symmetric``: half-turn symmetric givens, minimal among pairs.  The iterator stops early,
+    with fewer puzzles, when ``max_attempts`` attempts are spent or the deadline passes.
     """
     _check_request(geometry, count, seed, level)
+    wanted = required_rules(require)
+    if wanted:
+        chosen = {rule.name for rule in (rules if rules is not None else select_rules())}
+        chosen |= {rule.name for _, hits in wanted for rule in hits}
+        rules = tuple(rule for rule in RULES if rule.name in chosen)
     if count == 0:
         return
-    try:
-        prover = StepProver(Grid.empty(geometry), deadline=deadline)
-    except TimeLimitReached:
-        return
-    with prover:  # one SAT solver for every uniqueness question of the batch; freed when it ends
-        made = 0
-        attempt = 0
-        while made < count and (max_attempts is None or attempt < max_attempts):
-            generated = generate_puzzle(geometry, seed, attempt, deadline=deadline, prover=prover)
-            attempt += 1
-            if generated is None:
-                return
-            if level is not None or rated:
-                rating = rate(generated.puzzle, rules, deadline=deadline)
-                if level is not None and rating.level != level:
-                    if deadline is not None and deadline.expired():
-                        return
-                    continue
-                generated = Generated(
-                    generated.puzzle,
-                    generated.solution,
-                    generated.attempt,
-                    generated.restarts,
-                    generated.filled,
-                    rating,
-                )
+    filtered = level is not None or bool(wanted)
+    per_batch = max(1, _BATCH_CELLS // geometry.cells)
+    made = 0
+    attempt = 0
+    while made < count and (max_attempts is None or attempt < max_attempts):
+        size = per_batch if filtered else min(per_batch, count - made)
+        if max_attempts is not None:
+            size = min(size, max_attempts - attempt)
+        attempts = np.arange(attempt, attempt + size)
+        finished = 0
+        for generated in _made(geometry, seed, attempts, symmetric, deadline, None):
+            finished += 1
+            kept = _target(generated, rules, level, wanted, rated, deadline)
+            if kept is None:
+                if deadline is not None and deadline.expired():
+                    return
+                continue
             made += 1
-            yield generated
+            yield kept
+            if made == count:
+                return
+        if finished < size:
+            return  # the deadline stopped the batch
+        attempt += size
+
+
+def _target(
+    generated: Generated,
+    rules: Sequence[Rule] | None,
+    level: str | None,
+    wanted: tuple[tuple[str, tuple[Rule, ...]], ...],
+    rated: bool,
+    deadline: Deadline | None,
+) -> Generated | None:
+    """The puzzle with its rating and the rules it used, or None when it misses a target."""
+    if level is None and not wanted and not rated:
+        return generated
+    from .engine import deduce
+
+    rating = None
+    if level is not None or rated:
+        rating = rate(generated.puzzle, rules, deadline=deadline)
+        if level is not None and rating.level != level:
+            return None
+        counts = rating.counts
+        status = rating.status
+    else:
+        deduction = deduce(generated.puzzle, rules, record=False, deadline=deadline)
+        counts, status = deduction.counts, deduction.status
+    used = tuple(name for name, steps in counts.items() if steps)
+    if wanted and (
+        status is Status.UNKNOWN or not all(any(counts.get(r.name, 0) for r in hits) for _, hits in wanted)
+    ):
+        return None
+    return Generated(
+        generated.puzzle,
+        generated.solution,
+        generated.attempt,
+        generated.restarts,
+        generated.filled,
+        rating,
+        used if wanted else None,
+        generated.proof,
+        generated.hard,
+    )

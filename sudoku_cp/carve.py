@@ -1,0 +1,719 @@
+"""Minimal puzzles carved out of random complete grids, a whole batch in one compiled search.
+
+Each puzzle of a batch goes through three phases inside one resumable kernel (``carve_batch``):
+
+1. **fill**: a random complete grid, by a depth-first search from the empty grid (the cell with
+   the fewest candidates, a random digit first, naked and hidden singles after every digit,
+   ``native.propagation.fix``); a fill that spends more than ``FILL_NODES_PER_CELL`` nodes a
+   cell starts again (the search's heavy tail on big grids);
+2. **seed** (the bulk removal): the cells in a random order, each added as a given unless the
+   givens so far already fix it by singles; at the end singles solve the grid from these givens,
+   so they have one solution, and most cells were never givens at all;
+3. **carve**: the givens in the order they were added, each taken out when no second solution
+   exists: a search for a solution of the other givens with that cell holding another digit
+   (the known solution's digits tried first elsewhere, since a second solution mostly agrees
+   with the first).  No solution: the given goes for good.  A solution: the given stays and that
+   solution is kept as its **witness**.  Givens only go, so a witness found earlier still
+   solves the final puzzle without its given: one pass leaves a puzzle from which no single
+   given can be removed, each kept given with a witness that anyone can check.
+
+``symmetric=True`` works on the pairs of cells a half turn swaps (the centre of an odd grid
+alone): pairs are added and taken out together, and a pair stays when a solution differs from
+the known one in either cell (searched cell by cell, the earlier cells of the pair held fixed).
+
+The kernel runs for a budget of nodes (a node: one propagation) and keeps its whole state in
+arrays, so ``carve`` (the driver) checks the deadline between chunks and resumes.  Nothing here
+proves uniqueness to the caller: that is the complete searches' and SAT's job (see
+``deduction.generate``); the witnesses are checked there too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numba
+import numpy as np
+
+from .geometry import Geometry
+from .limits import Deadline, watch_compilation
+from .native import NativeInputError
+from .native.bitset import lowest_index, popcount
+from .native.chunks import BUDGET, ChunkBudget
+from .native.prng import uniform_below
+from .native.propagation import (
+    MAX_SIDE,
+    PropagationTables,
+    Scratch,
+    fix,
+    new_scratch,
+    propagate_masks,
+    propagation_tables,
+)
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
+
+__all__ = [
+    "FILL_NODES_PER_CELL",
+    "HARD",
+    "MAX_SIDE",
+    "Carved",
+    "Oracle",
+    "carve",
+    "check_witnesses",
+    "rng_states",
+]
+
+#: A fill that spends more nodes than this per cell starts again from the empty grid.
+FILL_NODES_PER_CELL = 20
+
+_ZERO = np.uint64(0)
+_ONE = np.uint64(1)
+# Kernel status besides BUDGET (call again): DONE, or GROW (a taller stack of states, then again).
+_DONE = 0
+_GROW = -3
+#: Kernel status: the test in hand spent its node cap; the caller answers it (``answer``) and resumes.
+HARD = -4
+_STOPPED = 1  # the driver's own final status: the oracle was stopped by the deadline
+# The resumable state: puzzle, mode, stack height, carve position, cell of the pair under test,
+# nodes of the current fill.
+_S_PUZZLE, _S_MODE, _S_TOP, _S_POS, _S_SUB, _S_FILL = range(6)
+_STATE = 6
+# Modes: start a puzzle, branch (pick a cell or see a solution), try the next digit, seed, test.
+_START, _BRANCH, _TRY, _SEED, _TEST = range(5)
+_STACK_LEVELS = 64
+_SCORED = 8  # bivalue cells scored before a guess, at most
+
+
+class _Stack(NamedTuple):
+    """The search's states: ``masks`` (L, cells) before each guess, ``cell`` (L,) guessed,
+    ``left`` (L,) digits of that cell not tried yet."""
+
+    masks: np.ndarray
+    cell: np.ndarray
+    left: np.ndarray
+
+
+class _Segments(NamedTuple):
+    """Box-line intersections for locked candidates: ``cells`` (S, L) padded with -1, ``line``
+    and ``box`` (S,) their units; ``of_box`` (n, p + q): a box's row segments, then its column
+    segments; ``of_line`` (2n, max(p, q)) a line's segments, padded with -1."""
+
+    cells: np.ndarray
+    line: np.ndarray
+    box: np.ndarray
+    of_box: np.ndarray
+    of_line: np.ndarray
+    p: int
+
+
+def _segments(geometry: Geometry) -> _Segments:
+    """The box-line intersections of a geometry."""
+    n, p, q = geometry.n, geometry.p, geometry.q
+    cell_units = np.asarray(geometry.cell_units)
+    keys: dict[tuple[int, int], list[int]] = {}
+    for side in (0, 1):  # row segments first, then column segments
+        for cell in range(n * n):
+            keys.setdefault((int(cell_units[cell, side]), int(cell_units[cell, 2])), []).append(cell)
+    width = max(p, q)
+    cells = np.full((len(keys), width), -1, np.int64)
+    line = np.empty(len(keys), np.int64)
+    box = np.empty(len(keys), np.int64)
+    of_box: list[list[int]] = [[] for _ in range(n)]
+    of_line = np.full((2 * n, width), -1, np.int64)
+    filled = np.zeros(2 * n, np.int64)
+    for s, ((u, b), members) in enumerate(keys.items()):
+        cells[s, : len(members)] = members
+        line[s], box[s] = u, b
+        of_box[b - 2 * n].append(s)
+        of_line[u, filled[u]] = s
+        filled[u] += 1
+    return _Segments(cells, line, box, np.array(of_box, np.int64), of_line, p)
+
+
+@numba.njit(cache=True)
+def _remove_outside(
+    cur: np.ndarray,
+    unit: int,
+    bits: np.uint64,
+    side: int,
+    keep_unit: int,
+    work: Scratch,
+    tables: PropagationTables,
+) -> int:  # pragma: no cover - compiled
+    """Take ``bits`` out of the cells of ``unit`` not in ``keep_unit`` (their unit number ``side``),
+    a cell left single propagated at once: -1 on a contradiction, else 1 if anything changed."""
+    units, cell_units = tables.units, tables.cell_units
+    changed = 0
+    for k in range(units.shape[1]):
+        cell = units[unit, k]
+        if cell_units[cell, side] == keep_unit:
+            continue
+        m = cur[cell]
+        if m & bits:
+            m &= ~bits
+            if m == _ZERO:
+                return -1
+            changed = 1
+            if (m & (m - _ONE)) == _ZERO:
+                if not fix(cur, cell, m, work, tables, True):
+                    return -1
+            else:
+                cur[cell] = m
+    return changed
+
+
+@numba.njit(cache=True)
+def _hidden(cur: np.ndarray, work: Scratch, tables: PropagationTables) -> bool:  # pragma: no cover - compiled
+    """Hidden singles over every unit (each found one propagated by ``fix``); False on a contradiction."""
+    units, full = tables.units, tables.full
+    n = units.shape[1]
+    for u in range(units.shape[0]):
+        once = _ZERO
+        twice = _ZERO
+        fixed = _ZERO
+        for k in range(n):
+            m = cur[units[u, k]]
+            twice |= once & m
+            once |= m
+            if (m & (m - _ONE)) == _ZERO:
+                fixed |= m
+        if once != full:
+            return False
+        hidden = once & ~twice & ~fixed
+        if hidden == _ZERO:
+            continue
+        for k in range(n):
+            cell = units[u, k]
+            x = cur[cell] & hidden
+            if x:
+                if x & (x - _ONE):
+                    return False
+                if cur[cell] != x and not fix(cur, cell, x, work, tables, True):
+                    return False
+    return True
+
+
+@numba.njit(cache=True)
+def _locked(
+    cur: np.ndarray, segs: _Segments, work: Scratch, tables: PropagationTables, masks: np.ndarray
+) -> int:  # pragma: no cover - compiled
+    """Locked candidates once over the grid (pointing, claiming): -1 contradiction, 1 some
+    candidate removed, 0 none.  ``masks`` (S,): work space for the segments' candidates."""
+    n_segs = segs.cells.shape[0]
+    for s in range(n_segs):
+        acc = _ZERO
+        for k in range(segs.cells.shape[1]):
+            c = segs.cells[s, k]
+            if c < 0:
+                break
+            acc |= cur[c]
+        masks[s] = acc
+    changed = 0
+    p = segs.p
+    n = segs.of_box.shape[0]
+    for b in range(n):  # pointing: a digit in one row (column) of a box leaves the rest of that line
+        for side in range(2):
+            lo = 0 if side == 0 else p
+            hi = p if side == 0 else segs.of_box.shape[1]
+            once = _ZERO
+            twice = _ZERO
+            for i in range(lo, hi):
+                m = masks[segs.of_box[b, i]]
+                twice |= once & m
+                once |= m
+            once &= ~twice
+            if once == _ZERO:
+                continue
+            for i in range(lo, hi):
+                sg = segs.of_box[b, i]
+                bits = masks[sg] & once
+                if bits:
+                    line = segs.line[sg]
+                    elsewhere = _ZERO  # the line's candidates outside this box
+                    for j in range(segs.of_line.shape[1]):
+                        other = segs.of_line[line, j]
+                        if other < 0:
+                            break
+                        if other != sg:
+                            elsewhere |= masks[other]
+                    bits &= elsewhere
+                if bits:
+                    r = _remove_outside(cur, segs.line[sg], bits, 2, segs.box[sg], work, tables)
+                    if r < 0:
+                        return -1
+                    changed |= r
+    for u in range(2 * n):  # claiming: a digit of a line in one box leaves the rest of that box
+        once = _ZERO
+        twice = _ZERO
+        for i in range(segs.of_line.shape[1]):
+            sg = segs.of_line[u, i]
+            if sg < 0:
+                break
+            m = masks[sg]
+            twice |= once & m
+            once |= m
+        once &= ~twice
+        if once == _ZERO:
+            continue
+        for i in range(segs.of_line.shape[1]):
+            sg = segs.of_line[u, i]
+            if sg < 0:
+                break
+            bits = masks[sg] & once
+            if bits:
+                box = segs.box[sg] - 2 * n
+                side = 0 if u < n else 1
+                lo = 0 if side == 0 else p
+                hi = p if side == 0 else segs.of_box.shape[1]
+                elsewhere = _ZERO  # the box's candidates outside this line
+                for j in range(lo, hi):
+                    other = segs.of_box[box, j]
+                    if other != sg:
+                        elsewhere |= masks[other]
+                bits &= elsewhere
+            if bits:
+                r = _remove_outside(cur, segs.box[sg], bits, 0 if u < n else 1, u, work, tables)
+                if r < 0:
+                    return -1
+                changed |= r
+    return changed
+
+
+@numba.njit(cache=True)
+def _settle(
+    cur: np.ndarray, work: Scratch, tables: PropagationTables, segs: _Segments, masks: np.ndarray
+) -> bool:  # pragma: no cover - compiled
+    """Locked candidates and singles (``cur`` already at the singles' fixed point) until neither
+    removes anything; False on a contradiction."""
+    while True:
+        r = _locked(cur, segs, work, tables, masks)
+        if r == 0:
+            return True
+        if r < 0 or not _hidden(cur, work, tables):
+            return False
+
+
+@numba.njit(cache=True)
+def _choose(cur: np.ndarray, peers: np.ndarray, scored: bool) -> int:  # pragma: no cover - compiled
+    """The cell to guess on (-1: every cell single): one with the fewest candidates; ``scored``:
+    among the first ``_SCORED`` of them, the one whose candidates most peers share (a bivalue
+    peer thrice), so that its guess propagates furthest."""
+    best = -1
+    fewest = 65
+    for c in range(cur.shape[0]):
+        m = cur[c]
+        if m & (m - _ONE):
+            k = popcount(m)
+            if k < fewest:
+                fewest = k
+                best = c
+                if k == 2:
+                    break
+    if best < 0 or not scored:
+        return best
+    top = -1
+    seen = 0
+    for c in range(best, cur.shape[0]):
+        m = cur[c]
+        if (m & (m - _ONE)) == _ZERO or popcount(m) != fewest:
+            continue
+        score = 0
+        for j in range(peers.shape[1]):
+            pm = cur[peers[c, j]]
+            if pm & m:
+                score += 3 if popcount(pm) == 2 else 1
+        if score > top:
+            top = score
+            best = c
+        seen += 1
+        if seen >= _SCORED:
+            break
+    return best
+
+
+@numba.njit(cache=True)
+def _initial(puzzle: np.ndarray, cur: np.ndarray, full: np.uint64) -> None:  # pragma: no cover - compiled
+    """Candidates before propagation: a given's digit, or every digit."""
+    for c in range(puzzle.shape[0]):
+        v = puzzle[c]
+        cur[c] = (_ONE << np.uint64(v - 1)) if v > 0 else full
+
+
+@numba.njit(cache=True)
+def carve_batch(
+    tables: PropagationTables,
+    work: Scratch,
+    rngs: np.ndarray,
+    symmetric: bool,
+    solutions: np.ndarray,
+    puzzles: np.ndarray,
+    order: np.ndarray,
+    counts: np.ndarray,
+    witness: np.ndarray,
+    restarts: np.ndarray,
+    nodes: np.ndarray,
+    cur: np.ndarray,
+    stack: _Stack,
+    segs: _Segments,
+    seg_masks: np.ndarray,
+    state: np.ndarray,
+    budget: int,
+    cap: int,
+) -> int:  # pragma: no cover - compiled
+    """Make the puzzles of the batch from ``state`` on, for at most ``budget`` nodes.
+
+    ``rngs`` (B, 1) uint64: each puzzle's random state (``native.prng``); out: ``solutions`` and
+    ``puzzles`` (B, cells) int8 (digits 1..n, 0 empty), ``order`` (B, cells) int32 and
+    ``counts`` (B,): the seeded givens (the first cell of each pair) in the order added,
+    ``witness`` (B, cells, cells) int8: the second solution kept for a given that stays (at its
+    first cell), ``restarts`` (B,): fills started again.  Returns DONE, BUDGET, GROW, or HARD when a test spent ``cap`` nodes.
+    """
+    peers, units, cell_units, full = tables.peers, tables.units, tables.cell_units, tables.full
+    cells = cur.shape[0]
+    b = state[_S_PUZZLE]
+    mode = state[_S_MODE]
+    top = state[_S_TOP]
+    pos = state[_S_POS]
+    sub = state[_S_SUB]
+    fill_nodes = state[_S_FILL]
+    fill_cap = FILL_NODES_PER_CELL * cells
+    levels = stack.masks.shape[0]
+    spent = 0
+    status = _DONE
+    n_puzzles = puzzles.shape[0]
+    while b < n_puzzles:
+        rng = rngs[b]
+        if mode == _START:
+            for c in range(cells):
+                cur[c] = full
+                puzzles[b, c] = 0
+            top = 0
+            fill_nodes = 0
+            pos = 0
+            sub = 0
+            mode = _BRANCH
+        if mode == _BRANCH:
+            best = _choose(cur, peers, counts[b] != 0)
+            if best < 0:
+                # Every cell single: a solution.
+                if counts[b] == 0:  # the fill's
+                    for c in range(cells):
+                        solutions[b, c] = lowest_index(cur[c]) + 1
+                    mode = _SEED
+                else:  # a second solution: the given (pair) under test stays, with its witness
+                    first = order[b, pos]
+                    for c in range(cells):
+                        witness[b, first, c] = lowest_index(cur[c]) + 1
+                    puzzles[b, first] = solutions[b, first]
+                    other = cells - 1 - first
+                    if symmetric:
+                        puzzles[b, other] = solutions[b, other]
+                    pos += 1
+                    sub = 0
+                    top = 0
+                    mode = _TEST
+            else:
+                if top == levels:
+                    status = _GROW
+                    break
+                for c in range(cells):
+                    stack.masks[top, c] = cur[c]
+                stack.cell[top] = best
+                stack.left[top] = cur[best]
+                top += 1
+                mode = _TRY
+        if mode == _TRY:
+            if top == 0:
+                # Exhausted: the fill cannot be (the empty grid has solutions); a test: no
+                # solution with this cell changed.
+                if counts[b] == 0:
+                    mode = _START
+                    restarts[b] += 1
+                    continue
+                sub += 1
+                first = order[b, pos]
+                if sub == 1 and symmetric and cells - 1 - first != first:
+                    mode = _TEST  # the pair's second cell next, the first held at its digit
+                    continue
+                pos += 1  # the given (pair) goes for good
+                sub = 0
+                mode = _TEST
+                continue
+            if spent >= budget:
+                status = BUDGET
+                break
+            if counts[b] != 0 and nodes[b, pos] >= cap:
+                status = HARD  # a heavy tail: the caller's complete solver takes this test
+                break
+            level = top - 1
+            left = stack.left[level]
+            cell = stack.cell[level]
+            if counts[b] == 0:  # the fill: a random digit among those left
+                pick = uniform_below(rng, popcount(left))
+                bit = left & (~left + _ONE)
+                for _ in range(pick):
+                    left ^= bit
+                    bit = left & (~left + _ONE)
+                left = stack.left[level]
+            else:  # a test: the known solution's digit first
+                bit = _ONE << np.uint64(solutions[b, cell] - 1)
+                if not left & bit:
+                    bit = left & (~left + _ONE)
+            left ^= bit
+            stack.left[level] = left
+            for c in range(cells):
+                cur[c] = stack.masks[level, c]
+            if left == _ZERO:
+                top -= 1  # the last digit of this cell: no state to come back to
+            spent += 1
+            nodes[b, pos if counts[b] else cells] += 1
+            if counts[b] == 0:
+                fill_nodes += 1
+                if fill_nodes > fill_cap:
+                    mode = _START
+                    restarts[b] += 1
+                    continue
+            if fix(cur, cell, bit, work, tables, True) and _settle(cur, work, tables, segs, seg_masks):
+                mode = _BRANCH
+            continue
+        if mode == _SEED:
+            # A random order of the cells; each not yet fixed by singles becomes a given.
+            perm = order[b]
+            for c in range(cells):
+                perm[c] = c
+            for i in range(cells - 1, 0, -1):
+                j = uniform_below(rng, i + 1)
+                t = perm[i]
+                perm[i] = perm[j]
+                perm[j] = t
+            for c in range(cells):
+                cur[c] = full
+            k = 0
+            for i in range(cells):
+                c = np.int64(perm[i])
+                other = cells - 1 - c
+                if symmetric and other < c:
+                    continue  # each pair once, by its first cell
+                m = cur[c]
+                open_here = (m & (m - _ONE)) != _ZERO
+                if symmetric:
+                    mo = cur[other]
+                    open_here = open_here or (mo & (mo - _ONE)) != _ZERO
+                if not open_here:
+                    continue
+                order[b, k] = c
+                k += 1
+                for twice in range(2 if symmetric and other != c else 1):
+                    one = c if twice == 0 else other
+                    puzzles[b, one] = solutions[b, one]
+                    bit = _ONE << np.uint64(solutions[b, one] - 1)
+                    if cur[one] != bit:
+                        fix(cur, one, bit, work, tables, True)
+            counts[b] = k
+            pos = 0
+            sub = 0
+            top = 0
+            mode = _TEST
+        if mode == _TEST:
+            if pos == counts[b]:
+                b += 1
+                mode = _START
+                continue
+            if spent >= budget:
+                status = BUDGET
+                break
+            first = order[b, pos]
+            other = cells - 1 - first
+            puzzles[b, first] = 0
+            if symmetric:
+                puzzles[b, other] = 0
+            _initial(puzzles[b], cur, full)
+            tested = first
+            if sub == 1:  # the pair's second cell, the first held
+                cur[first] = _ONE << np.uint64(solutions[b, first] - 1)
+                tested = other
+            cur[tested] = full & ~(_ONE << np.uint64(solutions[b, tested] - 1))
+            spent += 1
+            nodes[b, pos] += 1
+            top = 0
+            if propagate_masks(cur, peers, units, cell_units, full, True) and _settle(
+                cur, work, tables, segs, seg_masks
+            ):
+                mode = _BRANCH
+            else:
+                mode = _TRY  # top == 0: no solution with this cell changed
+    state[_S_PUZZLE] = b
+    state[_S_MODE] = mode
+    state[_S_TOP] = top
+    state[_S_POS] = pos
+    state[_S_SUB] = sub
+    state[_S_FILL] = fill_nodes
+    return status
+
+
+@dataclass(frozen=True, slots=True)
+class Carved:
+    """A carved batch: ``puzzles`` and ``solutions`` (B, n*n) int8, ``seeded`` (B,) givens
+    before carving, ``order`` (B, n*n) those givens (first cells of pairs) in the order tested, ``restarts`` (B,) fills started again, ``witness`` (B, n*n, n*n) int8 (the
+    witness of a kept given at its cell; of a pair at its first cell), ``done`` (B,) made before
+    the deadline."""
+
+    puzzles: np.ndarray
+    solutions: np.ndarray
+    seeded: np.ndarray
+    order: np.ndarray
+    restarts: np.ndarray
+    witness: np.ndarray
+    done: np.ndarray
+    nodes: np.ndarray
+    hard: np.ndarray
+
+
+def rng_states(seed: int, attempts: np.ndarray) -> np.ndarray:
+    """(B, 1) uint64 random states of attempts ``attempts`` of ``seed``: each its own stream."""
+    states = [np.random.SeedSequence((seed, int(a))).generate_state(1, np.uint64) for a in attempts]
+    return np.array(states, dtype=np.uint64).reshape(-1, 1)
+
+
+#: An answer to a test the search gave up on (``carve``'s ``oracle``): a complete grid keeping
+#: ``givens`` whose cell ``cell`` does not hold ``digit``, False when there is none, None when
+#: the deadline stopped it.
+Oracle = Callable[[np.ndarray, int, int], "np.ndarray | bool | None"]
+
+
+def carve(
+    geometry: Geometry,
+    rngs: np.ndarray,
+    *,
+    symmetric: bool = False,
+    deadline: Deadline | None = None,
+    oracle: Oracle | None = None,
+    cap: int | None = None,
+) -> Carved:
+    """One minimal puzzle per random state of ``rngs`` (B, 1) uint64, with its solution and witnesses.
+
+    Minimal: no single given (``symmetric``: no pair) can go without a second solution.  A test
+    that spends ``cap`` nodes (default ``10 * n * n``) goes to ``oracle`` (a complete solver:
+    the search's heavy tail on big grids); without an oracle the search runs to the end.  Stops
+    at the deadline; ``done`` says which puzzles were finished.
+    """
+    n = geometry.n
+    if n > MAX_SIDE:
+        raise NativeInputError(f"the carving search takes grids up to {MAX_SIDE}x{MAX_SIDE}, not {n}x{n}")
+    cells = n * n
+    tables = propagation_tables(geometry)
+    work = new_scratch(n)
+    batch = rngs.shape[0]
+    rngs = np.ascontiguousarray(rngs, dtype=np.uint64).copy()
+    solutions = np.zeros((batch, cells), np.int8)
+    puzzles = np.zeros((batch, cells), np.int8)
+    order = np.zeros((batch, cells), np.int32)
+    counts = np.zeros(batch, np.int64)
+    witness = np.zeros((batch, cells, cells), np.int8)
+    restarts = np.zeros(batch, np.int64)
+    nodes = np.zeros((batch, cells + 1), np.int64)
+    hard = np.zeros(batch, np.int64)
+    cur = np.empty(cells, np.uint64)
+    levels = min(_STACK_LEVELS, cells + 1)
+    stack = _Stack(
+        np.empty((levels, cells), np.uint64), np.empty(levels, np.int64), np.empty(levels, np.uint64)
+    )
+    state = np.zeros(_STATE, np.int64)
+    segs = _segments(geometry)
+    seg_masks = np.empty(segs.cells.shape[0], np.uint64)
+    clock = ChunkBudget(deadline or Deadline(None), max(50, 2_000_000 // cells), 50, 50_000_000)
+    node_cap = (10 * cells if cap is None else cap) if oracle is not None else np.iinfo(np.int64).max
+
+    def answer() -> bool:
+        """Hand the test in hand to the oracle and record its answer; False when it was stopped."""
+        assert oracle is not None
+        b, pos, sub = int(state[_S_PUZZLE]), int(state[_S_POS]), int(state[_S_SUB])
+        sol = solutions[b]
+        first = int(order[b, pos])
+        other = cells - 1 - first
+        givens = puzzles[b].copy()
+        tested = first
+        if sub == 1:
+            givens[first] = sol[first]
+            tested = other
+        found = oracle(givens, tested, int(sol[tested]))
+        if found is None:
+            return False
+        hard[b] += 1
+        if found is not False:
+            witness[b, first] = np.asarray(found, np.int8).reshape(-1)
+            puzzles[b, first] = sol[first]
+            if symmetric:
+                puzzles[b, other] = sol[other]
+            pos, sub = pos + 1, 0
+        elif symmetric and sub == 0 and other != first:
+            sub = 1
+        else:
+            pos, sub = pos + 1, 0
+        state[_S_POS], state[_S_SUB], state[_S_TOP], state[_S_MODE] = pos, sub, 0, _TEST
+        return True
+
+    def step(budget: int) -> int:
+        nonlocal stack
+        status = carve_batch(
+            tables, work, rngs, symmetric, solutions, puzzles, order, counts, witness, restarts, nodes, cur,
+            stack, segs, seg_masks, state, budget, node_cap,
+        )  # fmt: skip
+        if status == _GROW:
+            taller = min(2 * stack.masks.shape[0], cells + 1)
+            grown = _Stack(
+                np.empty((taller, cells), np.uint64), np.empty(taller, np.int64), np.empty(taller, np.uint64)
+            )
+            height = stack.masks.shape[0]
+            grown.masks[:height] = stack.masks
+            grown.cell[:height] = stack.cell
+            grown.left[:height] = stack.left
+            stack = grown
+            return BUDGET
+        if status == HARD:
+            return BUDGET if answer() else _STOPPED
+        return status
+
+    clock.run(step)
+    done = np.arange(batch) < int(state[_S_PUZZLE])
+    return Carved(puzzles, solutions, counts, order, restarts, witness, done, nodes, hard)
+
+
+def check_witnesses(
+    geometry: Geometry, puzzle: np.ndarray, witness: np.ndarray, *, symmetric: bool = False
+) -> str | None:
+    """Why the witnesses do not show ``puzzle`` (n*n,) minimal, or None when they do.
+
+    Each given (``symmetric``: each pair, by its first cell) needs a witness (``witness[cell]``,
+    (n*n, n*n)): a valid complete grid that keeps every other given and changes this one (the
+    pair: at least one of its cells).  Checked with numpy, apart from the search that found them.
+    """
+    n = geometry.n
+    cells = n * n
+    given = np.flatnonzero(puzzle)
+    if symmetric:
+        given = given[given <= cells - 1 - given]
+    if given.size == 0:
+        return None
+    grids = witness[given].astype(np.int64)  # (k, cells)
+    if grids.min() < 1 or grids.max() > n:
+        return "a witness is not a complete grid"
+    # A valid grid: every row, column and box holds the digits 1..n, each once.
+    by_unit = np.sort(grids[:, np.asarray(geometry.units)], axis=2)
+    if not np.array_equal(by_unit, np.broadcast_to(np.arange(1, n + 1), by_unit.shape)):
+        return "a witness breaks a row, column or box"
+    keep = np.broadcast_to(puzzle != 0, grids.shape).copy()
+    keep[np.arange(given.size), given] = False
+    changed = grids[np.arange(given.size), given] != puzzle[given]
+    if symmetric:
+        partner = cells - 1 - given
+        keep[np.arange(given.size), partner] = False
+        changed |= grids[np.arange(given.size), partner] != puzzle[partner]
+    agrees = np.where(keep, grids == puzzle[None, :], True).all(axis=1)
+    if not agrees.all():
+        return f"the witness of the given at cell {int(given[np.argmin(agrees)])} breaks another given"
+    if not changed.all():
+        return f"the witness of the given at cell {int(given[np.argmin(changed)])} does not change it"
+    return None

@@ -25,24 +25,26 @@ __all__ = ["add_parser", "run"]
 RULES_TABLE = "{rule table}"
 
 EXPLAIN_HELP = f"""\
-Solve puzzles the way a player does: the simplest rule that applies, one step at a time, never
-a guess (Eppstein 2005: local rules, matching rules, nonrepetitive cycles and paths on the
-bilocation and bivalue graphs; Nishio; 2-SAT).  Each step is printed with its rule, what it saw
-(cells, units, digits, the chain or cycle) and what it places or removes; then the solved grid,
-or, for a puzzle the rules cannot finish ('stuck'), the candidates left (pencil marks).  A
-batch (one puzzle per line) gives every line a result, bad lines 'invalid', and a summary.
+Solve puzzles the way a player does: the easiest step that applies (the least weight on Sudoku
+Explainer's scale, as 'sudoku-cp rate' measures), one step at a time, never a guess (local
+rules, fish and wings, alternating chains and loops, Eppstein 2005's matching rules and
+nonrepetitive cycles and paths on the bilocation and bivalue graphs; Nishio; 2-SAT). Each step
+is printed with its rule, what it saw (cells, units, digits, the chain or cycle) and what it
+places or removes; then the solved grid, or, for a puzzle the rules cannot finish ('stuck'), the
+candidates left (pencil marks). A batch (one puzzle per line) gives every line a result, bad
+lines 'invalid', and a summary.
 
 Statuses: solved, stuck (no rule applies: reported, never guessed), unsat (a contradiction: no
 solution), invalid (unreadable, or equal givens in a unit), unknown (--time-limit reached).
 
 With --json: one JSON object per puzzle: index (0-based), line, status, rating, level, hardest
-(the rule that set the rating), steps (each with rule, placements and eliminations as [row,
-column, digit], cells [row, column], units, digits, and links {{from, to, digit, graph}} for a
-chain or cycle; all 1-based), grid (the final one-line grid), candidates (stuck: per row, per
-cell, the digits left), error, seconds.  -o FILE writes the output to FILE, each line flushed
-as it comes; with --json, --resume continues an interrupted FILE (the puzzles it holds are
-skipped, the rest appended).  Batches run in chunks of puzzles, here, on --jobs N local
-processes or on a Dask cluster (--cluster); the output keeps its order.
+(the rule of the heaviest step, which set the rating), steps (each with rule, weight, placements
+and eliminations as [row, column, digit], cells [row, column], units, digits, and links {{from,
+to, digit, graph}} for a chain or cycle; all 1-based), grid (the final one-line grid),
+candidates (stuck: per row, per cell, the digits left), error, seconds. -o FILE writes the
+output to FILE, each line flushed as it comes; with --json, --resume continues an interrupted
+FILE (the puzzles it holds are skipped, the rest appended). Batches run in chunks of puzzles,
+here, on --jobs N local processes or on a Dask cluster (--cluster); the output keeps its order.
 
 --svg DIR writes a picture of every step that is not a single ('puzzle<k>-step<s>-<rule>.svg':
 the candidates, the pattern shaded, placements green, eliminations red, chains drawn between

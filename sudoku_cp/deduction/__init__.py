@@ -5,11 +5,14 @@ Module map:
 - ``board``: the solving state (placed digits, candidates) and contradictions;
 - ``step``: one rule application (what it saw, what it places or removes);
 - ``rules``: the rule table (``rules.local``: compiled singles, locked candidates, subsets,
-  fish, XY-wing; the matching, bilocation/bivalue chain, 2-SAT and Nishio rules beside it);
-- ``engine``: simplest rule first until solved or stuck (``deduce``; ``check=True`` proves each step);
+  fish, XY-wing; ``rules.aic``: strong-link fishes, X/Y/XY chains and loops; ``rules.wings``:
+  XYZ/WXYZ/VWXYZ wings; the matching, bilocation/bivalue chain, 2-SAT, Nishio and uniqueness
+  rules beside them; ``rules.scale``: the weights of the measured steps);
+- ``engine``: easiest step first until solved or stuck (``deduce``; ``check=True`` proves each
+  step); the heaviest step it takes is the rating;
 - ``proof``: every placement and elimination of a step confirmed by SAT (``StepProver``);
-- ``rate``: the rating scale and levels; ``generate``: the paper's generator (symmetric, unique,
-  minimal puzzles, a target level by rejection);
+- ``rate``: the rating (the engine's heaviest step) and levels; ``generate``: the generator
+  (unique, minimal puzzles, a target level by rejection);
 - ``batch``: explain and rate over many puzzles (one result per input, worker processes);
 - ``svg``: a picture per step, with the chain or cycle drawn on the candidates.
 

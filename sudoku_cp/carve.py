@@ -368,7 +368,8 @@ def carve_batch(
     ``puzzles`` (B, cells) int8 (digits 1..n, 0 empty), ``order`` (B, cells) int32 and
     ``counts`` (B,): the seeded givens (the first cell of each pair) in the order added,
     ``witness`` (B, cells, cells) int8: the second solution kept for a given that stays (at its
-    first cell), ``restarts`` (B,): fills started again.  Returns DONE, BUDGET, GROW, or HARD when a test spent ``cap`` nodes.
+    first cell), ``restarts`` (B,): fills started again, ``nodes`` (B, cells + 1): nodes per
+    test (the fill's last).  Returns DONE, BUDGET, GROW, or HARD when a test spent ``cap`` nodes.
     """
     peers, units, cell_units, full = tables.peers, tables.units, tables.cell_units, tables.full
     cells = cur.shape[0]
@@ -492,7 +493,7 @@ def carve_batch(
                 cur[c] = full
             k = 0
             for i in range(cells):
-                c = np.int64(perm[i])
+                c = perm[i] + 0  # a plain integer of the kernel's int width (numba types tuples by it)
                 other = cells - 1 - c
                 if symmetric and other < c:
                     continue  # each pair once, by its first cell
@@ -555,10 +556,12 @@ def carve_batch(
 
 @dataclass(frozen=True, slots=True)
 class Carved:
-    """A carved batch: ``puzzles`` and ``solutions`` (B, n*n) int8, ``seeded`` (B,) givens
-    before carving, ``order`` (B, n*n) those givens (first cells of pairs) in the order tested, ``restarts`` (B,) fills started again, ``witness`` (B, n*n, n*n) int8 (the
-    witness of a kept given at its cell; of a pair at its first cell), ``done`` (B,) made before
-    the deadline."""
+    """A carved batch: ``puzzles`` and ``solutions`` (B, n*n) int8; ``seeded`` (B,) givens
+    before carving (pairs: first cells) and ``order`` (B, n*n) those cells in the order tested;
+    ``restarts`` (B,) fills started again; ``witness`` (B, n*n, n*n) int8, the witness of a kept
+    given at its cell (of a pair at its first cell); ``done`` (B,) made before the deadline;
+    ``nodes`` (B, n*n + 1) the search's nodes per test (the fill's last); ``hard`` (B,) tests
+    the oracle answered."""
 
     puzzles: np.ndarray
     solutions: np.ndarray

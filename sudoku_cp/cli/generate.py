@@ -1,4 +1,4 @@
-"""``sudoku-cp generate``: minimal, symmetric puzzles with one solution, optionally of one level."""
+"""``sudoku-cp generate``: minimal puzzles with one solution (or symmetric), of a level or needing rules."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from ..formats import format_line, json_dumps
 from . import common
 from .common import EXIT_OK, EXIT_UNKNOWN
 
+PROOF_SECONDS = 2.0  # deduction.generate.PROOF_SECONDS (not imported: the help stays light)
+
 if TYPE_CHECKING:
     from ..deduction.generate import Generated
     from ..limits import Deadline
@@ -19,38 +21,57 @@ __all__ = ["add_parser", "run"]
 #: Attempts per requested puzzle before a target level is given up (rejection sampling).
 ATTEMPTS_PER_PUZZLE = 1000
 
+#: Where the rule table goes in the help (filled in only when help is shown: it loads the rules).
+RULES_TABLE = "{RULES_TABLE}"
+
 GENERATE_HELP = (
     f"""\
-Make puzzles as Eppstein 2005 (section 3.6) did: pairs of cells symmetric under a half turn are
-filled with digits still open to them, singles propagating each choice (a contradiction starts
-again), until singles solve the grid; then, in the order they were added, each pair is emptied
-when a brute-force search still finds exactly one solution.  Every puzzle has one solution,
-symmetric givens, and is minimal: emptying any remaining pair would allow a second solution.
+Make puzzles with one solution that are minimal: no single given can be removed without a
+second solution.  A random complete grid is filled by a compiled search; givens are added in a
+random order until singles fix every cell; then each given is taken out when a search finds no
+solution with that cell changed (a test that search cannot settle quickly goes to SAT).  Each
+given kept has a witness (a second solution without it), checked before the puzzle is written.
+
+--symmetric: givens symmetric under a half turn (180 degrees); pairs of cells are added and
+taken out together, so the puzzle is minimal among symmetric pairs (emptying any remaining pair
+allows a second solution), not given by given.
+
+Proof: every puzzle's uniqueness is proved before it is written, by paths other than the one
+that carved it: the native backtrack search counts its solutions to two (complete; its own
+kernels), and a puzzle it has not finished in {PROOF_SECONDS:g} s goes to SAT (CaDiCaL, the
+known solution blocked).  With --json each line names the path ("proof").  A puzzle not proved
+before --time-limit is not written.
 
 Output: one puzzle per line (the one-line form), ready for 'sudoku-cp solve', 'explain' or
 'rate'.  With --json: one object per puzzle with index, puzzle, solution, givens, attempt (the
-attempt number of the seed), rating, level and hardest.  The same --seed gives the same puzzles.
+attempt number of the seed), proof, rating, level and hardest (and rules with --require).  The
+same --seed gives the same puzzles.
 
 --level keeps only puzzles of that level ('sudoku-cp rate' levels: easy, medium, hard,
-fiendish, diabolical, extreme, unsolved), rejecting the others; it gives up after
---max-attempts attempts (default: {ATTEMPTS_PER_PUZZLE} per puzzle asked for).  Small grids
-(4x4, 6x6) are almost all easy: about 1 in 7,000 6x6 puzzles is 'hard' (a pair, an X-wing or a
-triple is its hardest step), 1 in 70 'fiendish'.  Fewer puzzles than asked (attempts spent,
---time-limit reached) give a note on standard error and exit 3.
+fiendish, diabolical, extreme, unsolved), rejecting the others.  --require RULE (repeatable)
+keeps only puzzles whose explanation ('sudoku-cp explain', with --rules and the required rules)
+uses that rule, or a rule of that family; the names are those of the table below.  Both give up
+after --max-attempts attempts (default: {ATTEMPTS_PER_PUZZLE} per puzzle asked for) or at
+--time-limit, with the puzzles found so far.  Small grids (4x4, 6x6) are almost all easy.
+Fewer puzzles than asked (attempts spent, --time-limit reached) give a note on standard error
+and exit 3.
 
 With --certify DIR each puzzle's uniqueness is certified (a 'unique' certificate of the puzzle
 and its solution, see below) before the puzzle is written; with --json its line names the
 certificate ("certificate").  A puzzle whose uniqueness cannot be certified is left out with a
 note on standard error naming the claim, and the command exits with 3.
 
-Speed (one core, unrated): 6x6 about 2,600 puzzles/s, 9x9 630/s, 12x12 120/s, 16x16 5/s;
-20x20 takes seconds to a minute a puzzle, 25x25 does not finish (the
-random fill meets contradictions ever more often).  A target level also rates every attempt.
+Speed (CPU seconds, whole batch, unrated; benchmarks/README.md): 9x9 about 950 puzzles/s, 16x16
+about 15/s; 25x25 and larger take minutes a puzzle: use --time-limit.  A target also rates or
+explains every attempt.
+
+{RULES_TABLE}
 
 examples:
   sudoku-cp generate --box 3x3 --count 100 --seed 1 > puzzles.txt
+  sudoku-cp generate --box 3x3 --count 10 --symmetric
+  sudoku-cp generate --box 3x3 --count 2 --require x-wing --max-attempts 2000
   sudoku-cp generate --box 2x3 --count 20 --level fiendish
-  sudoku-cp generate --box 2x3 --count 2 --level hard --max-attempts 50000
   sudoku-cp generate --box 4x4 --count 3 --json --time-limit 60
   sudoku-cp generate --box 2x3 --count 5 --json --certify certs/
 
@@ -60,11 +81,19 @@ examples:
 
 exit codes:
   0  every puzzle asked for was made
-  2  usage error (a bad box shape, level or count)
+  2  usage error (a bad box shape, level, rule name or count)
   3  fewer puzzles than asked: the attempts were spent or the time limit was reached, or
      (--certify) a puzzle's uniqueness could not be certified
   130 interrupted (Ctrl-C); the puzzles written so far stay whole"""
 )
+
+
+class _Help(common.Formatter):
+    def add_text(self, text: str | None) -> None:
+        """The rule table goes in only when help is shown (reading it loads the compiled rules)."""
+        from ..deduction.batch import rules_help
+
+        super().add_text(text.replace(RULES_TABLE, rules_help()) if text and RULES_TABLE in text else text)
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -72,10 +101,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser = common.add_command(
         commands,
         "generate",
-        "make minimal symmetric puzzles with one solution",
+        "make minimal puzzles with one solution",
         GENERATE_HELP,
         exit_codes=False,
     )
+    parser.formatter_class = _Help
     parser.add_argument(
         "--box", type=common.box, default=(3, 3), metavar="PxQ", help="box shape (default: 3x3)"
     )
@@ -83,7 +113,19 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--count", type=common.integer(0), default=1, metavar="N", help="puzzles (default: 1)"
     )
     parser.add_argument("--seed", type=common.integer(0), default=0, help="random seed (default: 0)")
+    parser.add_argument(
+        "--symmetric",
+        action="store_true",
+        help="givens symmetric under a half turn, minimal among symmetric pairs",
+    )
     parser.add_argument("--level", metavar="LEVEL", help="only puzzles of this level, by rejection")
+    parser.add_argument(
+        "--require",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="only puzzles whose explanation uses this rule or family (repeatable), by rejection",
+    )
     parser.add_argument(
         "--rules", metavar="NAMES", help="the rule set that rates puzzles for --level (default: all)"
     )
@@ -91,7 +133,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--max-attempts",
         type=common.integer(1),
         metavar="N",
-        help=f"attempts before --level gives up (default: {ATTEMPTS_PER_PUZZLE} per puzzle)",
+        help=f"attempts before --level/--require give up (default: {ATTEMPTS_PER_PUZZLE} per puzzle)",
     )
     parser.add_argument(
         "--time-limit", type=common.seconds, metavar="SECONDS", help="time limit for the whole command"
@@ -104,7 +146,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp generate``; return the exit code."""
-    from ..deduction.generate import generate_puzzles
+    from ..deduction.generate import generate_puzzles, required_rules
     from ..geometry import Geometry
     from ..limits import Deadline
 
@@ -113,8 +155,9 @@ def run(args: argparse.Namespace) -> int:
     folder = common.certify_directory(args)
     uncertified = 0
     rules = common.chosen_rules(args)
+    required_rules(args.require)  # an unknown name: one line naming the known ones, exit 2, before any work
     attempts = args.max_attempts
-    if attempts is None and args.level is not None:
+    if attempts is None and (args.level is not None or args.require):
         attempts = ATTEMPTS_PER_PUZZLE * max(args.count, 1)
     made = 0
     puzzles = generate_puzzles(
@@ -123,6 +166,8 @@ def run(args: argparse.Namespace) -> int:
         args.seed,
         args.level,
         rules=rules,
+        require=args.require,
+        symmetric=args.symmetric,
         rated=args.json,
         max_attempts=attempts,
         deadline=clock,
@@ -144,10 +189,13 @@ def run(args: argparse.Namespace) -> int:
                     "solution": format_line(generated.solution),
                     "givens": generated.puzzle.givens,
                     "attempt": generated.attempt,
+                    "proof": generated.proof,
                 }
                 if generated.rating is not None:
                     rating = generated.rating
                     obj.update({"rating": rating.rating, "level": rating.level, "hardest": rating.hardest})
+                if generated.rules is not None:
+                    obj["rules"] = list(generated.rules)
                 if certificate is not None:
                     obj["certificate"] = certificate
                 common.print_line(bar, json_dumps(obj))
@@ -164,7 +212,8 @@ def run(args: argparse.Namespace) -> int:
         why = "the time limit was reached"
     else:
         why = f"{attempts} attempts were spent"
-    target = f" of level {args.level}" if args.level else ""
+    targets = ([f"of level {args.level}"] if args.level else []) + [f"using {name}" for name in args.require]
+    target = "".join(f" {text}" for text in targets)
     sys.stderr.write(f"{common.PROG}: note: {made} of {args.count} puzzles{target} made: {why}\n")
     return EXIT_UNKNOWN
 

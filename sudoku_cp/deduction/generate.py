@@ -73,6 +73,8 @@ __all__ = [
 LEVEL_NAMES: tuple[str, ...] = tuple(name for name, _ in LEVELS)
 #: Seconds the backtrack search spends on one puzzle's uniqueness before SAT takes it.
 PROOF_SECONDS = 2.0
+# The longest list of known names an unknown --require name's error holds (its line: 500 at most).
+_KNOWN_CHARS = 400
 # Cells carved in one compiled call, at most (a batch of attempts): 64 9x9 puzzles, one 64x64.
 _BATCH_CELLS = 64 * 81
 
@@ -256,9 +258,10 @@ def _prove_unique(
             if int(run.counts[b]) >= 2 or (deadline is not None and deadline.expired()):
                 proofs.append(None)
                 continue
-            if prover is None:
-                own = own or StepProver(Grid.empty(geometry), deadline=deadline)
-            sat = prover or own
+            if prover is None and own is None:
+                own = StepProver(Grid.empty(geometry), deadline=deadline)
+            sat = prover if prover is not None else own
+            assert sat is not None
             n = geometry.n
             solution = solutions[b].reshape(n, n).astype(np.int16)
             other = sat.other_solution(puzzles[b].reshape(n, n).astype(np.int16), solution)
@@ -283,10 +286,10 @@ def required_rules(names: Sequence[str]) -> tuple[tuple[str, tuple[Rule, ...]], 
         name = raw.strip()
         hits = tuple(rule for rule in RULES if name in (rule.name, rule.family))
         if not hits:
-            raise GenerateError(
-                f"unknown rule {name!r} for --require; families: {', '.join(FAMILIES)}; "
-                f"rules: {', '.join(rule.name for rule in RULES)}"
-            )
+            known = f"rules: {', '.join(rule.name for rule in RULES)}; families: {', '.join(FAMILIES)}"
+            if len(known) > _KNOWN_CHARS:  # an error is one line of at most 500 characters
+                known = f"families: {', '.join(FAMILIES)}; every rule: 'sudoku-cp generate --help'"
+            raise GenerateError(f"unknown rule {name!r} for --require ({known})")
         wanted.append((name, hits))
     return tuple(wanted)
 
@@ -315,6 +318,8 @@ def _made(
 ) -> Iterator[Generated]:
     """The proved puzzles of ``attempts`` of ``seed``, in attempt order (fewer when the deadline
     passes: those finished and proved before it)."""
+    if deadline is not None and deadline.expired():
+        return  # the carving's first chunk would run before it looks at the clock
     oracle = _SatOracle(geometry, deadline)
     try:
         carved: Carved = carve(

@@ -288,6 +288,8 @@ def _chain_rule(name: str, mode: int, kinds: tuple[int, ...], base: float, descr
     return Rule(name, "chains", description, base, find)
 
 
+# The order breaks ties of weight (the engine takes the first rule's step): a chain before a loop,
+# as Sudoku Explainer's order of trial.
 RULES: tuple[Rule, ...] = (
     *(_fish_rule(strong) for strong in sorted(FISH_BASE)),
     *(_grouped_fish_rule(strong) for strong in sorted(FISH_BASE)),
@@ -314,18 +316,18 @@ RULES: tuple[Rule, ...] = (
         "a chain of one digit's strong and weak links from a candidate back to it: it refutes itself",
     ),
     _chain_rule(
-        "xy-cycle",
-        XY,
-        (LOOP,),
-        chain_weight(False, True, 4),
-        "a loop of strong and weak links over cells and digits: what sees both ends of a weak link goes",
-    ),
-    _chain_rule(
         "xy-chain",
         XY,
         (ELIMINATION, PLACEMENT),
         chain_weight(False, False, 3),
         "a chain of strong and weak links over cells and digits from a candidate back to it: it refutes "
         "itself",
+    ),
+    _chain_rule(
+        "xy-cycle",
+        XY,
+        (LOOP,),
+        chain_weight(False, True, 4),
+        "a loop of strong and weak links over cells and digits: what sees both ends of a weak link goes",
     ),
 )

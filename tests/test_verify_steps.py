@@ -548,6 +548,21 @@ def test_an_explain_log_read_against_another_corpus_is_refused(tmp_path: Path) -
     assert code == 2 and "missing.txt" in err
 
 
+def test_an_interrupted_results_file_is_resumed(tmp_path: Path) -> None:
+    puzzles = _corpus((2, 3), 5)
+    corpus, log = _explained(tmp_path, puzzles, "2x3")
+    out = tmp_path / "out.jsonl"
+    argv = ("verify", "--steps", str(log), str(corpus), "--box", "2x3", "--json", "-o", str(out))
+    assert _run(*argv)[0] == 0
+    lines = out.read_text().splitlines()
+    assert len(lines) == len(puzzles) + 2  # the header, one line per puzzle, the summary
+    out.write_text("\n".join(lines[:3]) + "\n")  # killed after two puzzles
+    assert _run(*argv, "--resume")[0] == 0
+    objs = [json.loads(line) for line in out.read_text().splitlines()[1:]]
+    assert [obj["index"] for obj in objs[:-1]] == list(range(len(puzzles)))
+    assert objs[-1]["summary"]["sound"] == len(puzzles)
+
+
 def test_steps_take_no_solver_and_verify_still_needs_a_corpus(tmp_path: Path) -> None:
     path = _write(tmp_path / "log.jsonl", [{"puzzle": "." * 16}])
     code, _, err = _run("verify", "--steps", str(path), "--backend", "dlx")

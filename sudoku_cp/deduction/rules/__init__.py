@@ -22,83 +22,14 @@ class RuleSetError(SudokuCpError, ValueError):
     """An unknown rule or family name in a rule selection."""
 
 
-def _local(name: str, family: str, weight: float, description: str) -> Rule:
-    from .local import LOCAL_RULES
+def _local() -> tuple[Rule, ...]:
+    """The compiled rules, from their table (``local.LOCAL_TABLE``)."""
+    from .local import LOCAL_TABLE
 
-    return Rule(name, family, description, weight, local_finder(name), LOCAL_RULES.index(name))
-
-
-_LOCAL: tuple[Rule, ...] = (
-    _local("hidden-single", "singles", 1.5, "a digit has only one place left in a row, column or box"),
-    _local("naked-single", "singles", 2.3, "a cell has only one digit left"),
-    _local(
-        "pointing",
-        "locked",
-        2.6,
-        "a digit's places in a box all lie on one line: the rest of the line loses it",
-    ),
-    _local(
-        "claiming",
-        "locked",
-        2.8,
-        "a digit's places on a line all lie in one box: the rest of the box loses it",
-    ),
-    _local(
-        "naked-pair",
-        "subsets",
-        3.0,
-        "two cells of a unit share the same two digits: the unit's other cells lose them",
-    ),
-    _local(
-        "x-wing",
-        "fish",
-        3.2,
-        "a digit's places in two rows lie in two columns: those columns lose it elsewhere",
-    ),
-    _local(
-        "hidden-pair",
-        "subsets",
-        3.4,
-        "two digits of a unit fit only the same two cells: those cells lose other digits",
-    ),
-    _local(
-        "naked-triple",
-        "subsets",
-        3.6,
-        "three cells of a unit hold only three digits: the unit's other cells lose them",
-    ),
-    _local(
-        "swordfish",
-        "fish",
-        3.8,
-        "a digit's places in three rows lie in three columns: those columns lose it elsewhere",
-    ),
-    _local(
-        "hidden-triple",
-        "subsets",
-        4.0,
-        "three digits of a unit fit only three cells: those cells lose other digits",
-    ),
-    _local("xy-wing", "wings", 4.2, "a cell {x,y} sees {x,z} and {y,z}: cells seeing both wings lose z"),
-    _local(
-        "naked-quad",
-        "subsets",
-        5.0,
-        "four cells of a unit hold only four digits: the unit's other cells lose them",
-    ),
-    _local(
-        "jellyfish",
-        "fish",
-        5.2,
-        "a digit's places in four rows lie in four columns: those columns lose it elsewhere",
-    ),
-    _local(
-        "hidden-quad",
-        "subsets",
-        5.4,
-        "four digits of a unit fit only four cells: those cells lose other digits",
-    ),
-)
+    return tuple(
+        Rule(row.name, row.family, row.description, row.weight, local_finder(row.name), kernel_id)
+        for kernel_id, row in enumerate(LOCAL_TABLE)
+    )
 
 
 def _ordered(rules: Iterable[Rule]) -> tuple[Rule, ...]:
@@ -114,7 +45,7 @@ def _ordered(rules: Iterable[Rule]) -> tuple[Rule, ...]:
 # this list breaks ties.
 RULES: tuple[Rule, ...] = _ordered(
     [
-        *_LOCAL,
+        *_local(),
         *aic.RULES,  # before the other chain rules: a tie of weights goes to the named technique
         *wings.RULES,
         *uniqueness.RULES,

@@ -15,6 +15,8 @@ XY-wing are the named patterns players know, special cases of the matching and b
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numba
 import numpy as np
 
@@ -22,25 +24,88 @@ from ...limits import watch_compilation
 
 watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
-__all__ = ["LOCAL_RULES", "MASK_SIDE", "find_local", "masks", "run_local"]
+__all__ = ["LOCAL_RULES", "LOCAL_TABLE", "MASK_SIDE", "LocalRule", "find_local", "masks", "run_local"]
 
-#: Kernel ids, in the engine's order (simplest first, as Sudoku Explainer ranks them).
-LOCAL_RULES = (
-    "hidden-single",
-    "naked-single",
-    "pointing",
-    "claiming",
-    "naked-pair",
-    "x-wing",
-    "hidden-pair",
-    "naked-triple",
-    "swordfish",
-    "hidden-triple",
-    "xy-wing",
-    "naked-quad",
-    "jellyfish",
-    "hidden-quad",
-)
+#: The finders the compiled dispatch knows (``find_local``); a rule is one of them at a size.
+HIDDEN_SINGLE, NAKED_SINGLE, POINTING, CLAIMING, NAKED_SUBSET, FISH, HIDDEN_SUBSET, XY_WING = range(8)
+
+
+@dataclass(frozen=True, slots=True)
+class LocalRule:
+    """One compiled rule: its name and family (what ``--rules`` takes), its weight on the rating
+    scale, the finder (``kernel``) and its ``size`` (cells of a subset, lines of a fish), and a
+    player's one-line description.  Its steps are proved by SAT like every other (``proof``)."""
+
+    name: str
+    family: str
+    weight: float
+    kernel: int
+    size: int
+    description: str
+
+
+#: The compiled rules, one row each, in the engine's order (lightest first, as Sudoku Explainer
+#: ranks them); a row's index is its kernel id.  A new compiled rule of a known finder is a row.
+LOCAL_TABLE: tuple[LocalRule, ...] = (
+    LocalRule(
+        "hidden-single", "singles", 1.5, HIDDEN_SINGLE, 1,
+        "a digit has only one place left in a row, column or box",
+    ),
+    LocalRule("naked-single", "singles", 2.3, NAKED_SINGLE, 1, "a cell has only one digit left"),
+    LocalRule(
+        "pointing", "locked", 2.6, POINTING, 1,
+        "a digit's places in a box all lie on one line: the rest of the line loses it",
+    ),
+    LocalRule(
+        "claiming", "locked", 2.8, CLAIMING, 1,
+        "a digit's places on a line all lie in one box: the rest of the box loses it",
+    ),
+    LocalRule(
+        "naked-pair", "subsets", 3.0, NAKED_SUBSET, 2,
+        "two cells of a unit share the same two digits: the unit's other cells lose them",
+    ),
+    LocalRule(
+        "x-wing", "fish", 3.2, FISH, 2,
+        "a digit's places in two rows lie in two columns: those columns lose it elsewhere",
+    ),
+    LocalRule(
+        "hidden-pair", "subsets", 3.4, HIDDEN_SUBSET, 2,
+        "two digits of a unit fit only the same two cells: those cells lose other digits",
+    ),
+    LocalRule(
+        "naked-triple", "subsets", 3.6, NAKED_SUBSET, 3,
+        "three cells of a unit hold only three digits: the unit's other cells lose them",
+    ),
+    LocalRule(
+        "swordfish", "fish", 3.8, FISH, 3,
+        "a digit's places in three rows lie in three columns: those columns lose it elsewhere",
+    ),
+    LocalRule(
+        "hidden-triple", "subsets", 4.0, HIDDEN_SUBSET, 3,
+        "three digits of a unit fit only three cells: those cells lose other digits",
+    ),
+    LocalRule(
+        "xy-wing", "wings", 4.2, XY_WING, 3,
+        "a cell {x,y} sees {x,z} and {y,z}: cells seeing both wings lose z",
+    ),
+    LocalRule(
+        "naked-quad", "subsets", 5.0, NAKED_SUBSET, 4,
+        "four cells of a unit hold only four digits: the unit's other cells lose them",
+    ),
+    LocalRule(
+        "jellyfish", "fish", 5.2, FISH, 4,
+        "a digit's places in four rows lie in four columns: those columns lose it elsewhere",
+    ),
+    LocalRule(
+        "hidden-quad", "subsets", 5.4, HIDDEN_SUBSET, 4,
+        "four digits of a unit fit only four cells: those cells lose other digits",
+    ),
+)  # fmt: skip
+#: Kernel ids, in the engine's order.
+LOCAL_RULES = tuple(row.name for row in LOCAL_TABLE)
+#: The table as the compiled dispatch reads it (a constant array per column).
+_KERNEL = np.array([row.kernel for row in LOCAL_TABLE], dtype=np.int64)
+_SIZE = np.array([row.size for row in LOCAL_TABLE], dtype=np.int64)
 MASK_SIDE = 64  # subsets, fish and wings keep a unit's digits or positions in one uint64
 
 PLACE, ELIM, CELL, UNIT, DIGIT = 0, 1, 2, 3, 4
@@ -558,15 +623,14 @@ def find_local(
     peers: np.ndarray,
     rec: np.ndarray,
 ) -> int:
-    """Run the finder with kernel id ``rule`` (an index into LOCAL_RULES); rows written, 0 = none."""
-    if rule == 0:
+    """Run the finder of table row ``rule`` (an index into LOCAL_RULES); rows written, 0 = none."""
+    kernel = _KERNEL[rule]
+    if kernel == HIDDEN_SINGLE:
         return hidden_single(cand, values, units, rec)
-    if rule == 1:
+    if kernel == NAKED_SINGLE:
         return naked_single(cand, values, rec)
-    if rule == 2:
-        return _locked(cand, values, units, cell_units, rec, True)
-    if rule == 3:
-        return _locked(cand, values, units, cell_units, rec, False)
+    if kernel == POINTING or kernel == CLAIMING:  # noqa: SIM109 - plain comparisons compile in numba
+        return _locked(cand, values, units, cell_units, rec, kernel == POINTING)
     if cand.shape[1] > MASK_SIDE:
         return 0
     cell_mask, places, placed = masks(cand, values, units)
@@ -586,27 +650,17 @@ def _find_masked(
     places: np.ndarray,
     placed: np.ndarray,
 ) -> int:
-    """The subset, fish and wing finders (kernel ids 4 to 13, n <= 64) on the board's ``masks``."""
-    if rule == 4:
-        return naked_subset(cand, values, units, 2, rec, cell_mask)
-    if rule == 5:
-        return fish(cand, values, units, 2, rec, places, placed)
-    if rule == 6:
-        return hidden_subset(cand, units, 2, rec, places, placed)
-    if rule == 7:
-        return naked_subset(cand, values, units, 3, rec, cell_mask)
-    if rule == 8:
-        return fish(cand, values, units, 3, rec, places, placed)
-    if rule == 9:
-        return hidden_subset(cand, units, 3, rec, places, placed)
-    if rule == 10:
+    """The subset, fish and wing finders (n <= 64) on the board's ``masks``, by table row."""
+    kernel = _KERNEL[rule]
+    size = _SIZE[rule]
+    if kernel == NAKED_SUBSET:
+        return naked_subset(cand, values, units, size, rec, cell_mask)
+    if kernel == HIDDEN_SUBSET:
+        return hidden_subset(cand, units, size, rec, places, placed)
+    if kernel == FISH:
+        return fish(cand, values, units, size, rec, places, placed)
+    if kernel == XY_WING:
         return xy_wing(cand, values, cell_units, peers, rec, cell_mask)
-    if rule == 11:
-        return naked_subset(cand, values, units, 4, rec, cell_mask)
-    if rule == 12:
-        return fish(cand, values, units, 4, rec, places, placed)
-    if rule == 13:
-        return hidden_subset(cand, units, 4, rec, places, placed)
     return 0
 
 
@@ -729,7 +783,7 @@ def _contradicted(room: np.ndarray, placed: np.ndarray, left: np.ndarray, values
 
 @numba.njit(cache=True)
 def _single_tallied(
-    rule: int,
+    kernel: int,
     cand: np.ndarray,
     values: np.ndarray,
     units: np.ndarray,
@@ -738,10 +792,10 @@ def _single_tallied(
     left: np.ndarray,
     rec: np.ndarray,
 ) -> int:
-    """``hidden_single`` (rule 0) or ``naked_single`` (rule 1) read off the tallies: the same first
+    """``hidden_single`` or ``naked_single`` (by ``kernel``) read off the tallies: the same first
     instance, the same record."""
     n = cand.shape[1]
-    if rule == 0:
+    if kernel == HIDDEN_SINGLE:
         for j in range(3 * n):
             u = (j + 2 * n) % (3 * n)
             for d in range(n):
@@ -807,18 +861,20 @@ def run_local(
         for r in range(enabled.shape[0]):
             if not enabled[r]:
                 continue
-            if r <= 1:
-                k = _single_tallied(r, cand, values, units, room, placed, left, rec)
+            kernel = _KERNEL[r]
+            if kernel == HIDDEN_SINGLE or kernel == NAKED_SINGLE:  # noqa: SIM109 - as above
+                k = _single_tallied(kernel, cand, values, units, room, placed, left, rec)
             elif n > MASK_SIDE:
                 k = find_local(r, cand, values, units, cell_units, peers, rec)
             else:
                 if not masked:
                     _fill_masks(cand, values, units, cell_mask, places, placed_digits)
                     masked = True
-                if r <= 3 and not inside.shape[0]:
+                locked = kernel == POINTING or kernel == CLAIMING  # noqa: SIM109
+                if locked and not inside.shape[0]:
                     inside = _inside(units, cell_units)
-                if r <= 3:
-                    k = _locked_masked(units, cell_units, places, inside, rec, r == 2)
+                if locked:
+                    k = _locked_masked(units, cell_units, places, inside, rec, kernel == POINTING)
                 else:
                     k = _find_masked(
                         r, cand, values, units, cell_units, peers, rec, cell_mask, places, placed_digits

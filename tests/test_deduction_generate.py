@@ -1,4 +1,4 @@
-"""The generator: minimal (no single given removable) or symmetric, unique, proved, reproducible, by level or rule."""
+"""The generator: minimal given by given (or symmetric), unique, proved, reproducible, by level or rule."""
 
 from __future__ import annotations
 

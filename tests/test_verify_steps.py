@@ -174,6 +174,26 @@ def test_self_contained_logs_pass_in_both_forms(tmp_path: Path) -> None:
         assert code == 0 and f"{len(puzzles)} sound" in out, out + err
 
 
+def test_a_puzzle_may_be_given_as_rows(tmp_path: Path) -> None:
+    """The rows of integers ``grid_to_json`` writes (0 blank) serve as well as the one-line form."""
+    from sudoku_cp.formats import grid_to_json
+
+    puzzle = _corpus((2, 3), 9)[0]
+    solution = _first_solution(puzzle)
+    r, c = (int(x) for x in np.argwhere(puzzle.values == 0)[0])
+    head = {"puzzle": grid_to_json(puzzle)["rows"], "box": "2x3"}
+    right = _write(tmp_path / "right.jsonl", [head, {"placements": [[r + 1, c + 1, int(solution[r, c])]]}])
+    assert _run("verify", "--steps", str(right))[0] == 0
+    wrong = _write(tmp_path / "wrong.jsonl", [head, {"eliminations": [[r + 1, c + 1, int(solution[r, c])]]}])
+    assert _run("verify", "--steps", str(wrong))[0] == 4
+
+
+def _first_solution(puzzle: Grid) -> np.ndarray:
+    from sudoku_cp.audit.truth import GroundTruth
+
+    return GroundTruth()(puzzle).solutions[0].values
+
+
 # ------------------------------------------------------------------------------- injected faults
 
 
@@ -517,6 +537,7 @@ def test_the_library_checks_a_batch_with_one_solver_per_shape() -> None:
         (['{"puzzle": "' + "." * 36 + '", "box": "2-3"}'], 1, "PxQ"),
         (['{"puzzle": "12x"}'], 1, "puzzle"),
         (['{"puzzle": 7}'], 1, "puzzle text"),
+        (['{"puzzle": [[1, 0], [0, 3]]}'], 1, "integers 0..2"),
         (['{"rule": "x"}'], 1, "neither a puzzle"),
         (['{"index": 0, "steps": []}'], 1, "pass the corpus"),
     ],

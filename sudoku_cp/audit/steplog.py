@@ -4,9 +4,10 @@ A log file holds one JSON object per line (blank lines are skipped); every row, 
 is 1-based.  Three kinds of line:
 
 * a **puzzle line** starts a puzzle's log: ``{"puzzle": "4.....8.5...", "box": "3x3"}`` (any
-  one-puzzle text the house reads; ``box`` "PxQ" where the side alone is ambiguous, else the
-  reader's default box).  It may carry the puzzle's ``steps`` inline (a list of step objects)
-  and ``candidates``: the candidates after those steps;
+  one-puzzle text the house reads, or rows of integers, 0 blank, as ``grid_to_json`` writes
+  them; ``box`` "PxQ" where the side alone is ambiguous, else the reader's default box).  It
+  may carry the puzzle's ``steps`` inline (a list of step objects) and ``candidates``: the
+  candidates after those steps;
 * a **step line** adds one step to the puzzle above it: ``{"rule": "x-wing", "placements":
   [[r, c, d], ...], "eliminations": [[r, c, d], ...], "candidates": [[[d, ...], ...], ...]}``
   (every key optional; ``candidates``: the candidates before the step, per row, per cell, the
@@ -33,7 +34,7 @@ import numpy as np
 
 from ..errors import SudokuCpError, excerpt
 from ..formats import ParseError, PuzzleItem, parse_grid
-from ..geometry import GeometryError, parse_box
+from ..geometry import GeometryError, geometry_for_size, parse_box
 from ..grid import Grid
 
 __all__ = ["CandidateCheck", "StepLog", "StepLogError", "read_step_logs"]
@@ -196,8 +197,8 @@ def _start(
     """A new log from a puzzle line or an explain line."""
     if "puzzle" in obj:
         text = obj["puzzle"]
-        if not isinstance(text, str):
-            raise StepLogError(number, f"'puzzle' must be a puzzle text, not {excerpt(text, 40)}")
+        if not isinstance(text, (str, list)):
+            raise StepLogError(number, f"'puzzle' must be a puzzle text or rows, not {excerpt(text, 40)}")
         if obj.get("box") is not None:
             if not isinstance(obj["box"], str):
                 raise StepLogError(number, f"'box' must be a text PxQ, not {excerpt(obj['box'], 40)}")
@@ -206,9 +207,10 @@ def _start(
             except GeometryError as problem:
                 raise StepLogError(number, f"box: {problem}") from None
         try:
-            return _Building(index, number, parse_grid(text, box=box))
+            grid = parse_grid(text, box=box) if isinstance(text, str) else _rows_grid(text, box)
         except (ParseError, GeometryError) as problem:
             raise StepLogError(number, f"puzzle: {problem}") from None
+        return _Building(index, number, grid)
     place = obj.get("index")
     if corpus is None:
         raise StepLogError(
@@ -228,6 +230,19 @@ def _start(
             f"line {item.line}: the log was made from another input",
         )
     return _Building(index, number, item.grid, item.error)
+
+
+def _rows_grid(rows: list[Any], box: tuple[int, int] | None) -> Grid:
+    """A puzzle given as rows of integers (0 blank), as ``formats.grid_to_json`` writes "rows"."""
+    n = len(rows)
+    if not all(
+        isinstance(row, list)
+        and len(row) == n
+        and all(type(x) is int and 0 <= x <= n for x in row)  # a bool is no digit
+        for row in rows
+    ):
+        raise ParseError(f"rows must be {n} lists of {n} integers 0..{n} (0: blank)")
+    return Grid(geometry_for_size(n, box), np.array(rows, dtype=np.int64).reshape(n, n))
 
 
 def _add_step(log: _Building, obj: dict[str, Any], number: int, where: str, names: dict[str, str]) -> None:

@@ -134,7 +134,8 @@ by SAT against the puzzle's solutions.  FILE holds JSON Lines (rows, columns, di
   {"rule": "x-wing", "placements": [[r, c, d]], "eliminations": [[r, c, d], ...],
    "candidates": [[[d, ...], ...], ...]}          one step; every key optional; candidates:
                                                   per row, per cell, the digits left before it
-A puzzle line may hold its steps inline ("steps": [...]) and "candidates" left after them;
+"puzzle" is any puzzle text the corpus may hold, or rows of integers (0 blank).  A puzzle line
+may hold its steps inline ("steps": [...]) and "candidates" left after them;
 several puzzles follow one another.  What 'sudoku-cp explain --json' writes is such a log as
 it is: its lines name the corpus item ("index", "line") instead of the puzzle, so give that
 corpus as CORPUS (with -o, its header's input digest must match).  A placement is sound when

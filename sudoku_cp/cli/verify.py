@@ -51,6 +51,7 @@ _STEPS_EXIT = {
 #: Options of the solver runs that a step log has no use for.
 _NOT_FOR_STEPS = {
     "runs": ("--runs", 1),
+    "seed": ("--seed", 0),
     "unique": ("--unique", False),
     "in_process": ("--in-process", False),
     "truth": ("--truth", None),

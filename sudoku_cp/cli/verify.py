@@ -489,7 +489,7 @@ def run_steps(args: argparse.Namespace) -> int:
         raise CliError("--steps checks a step log: it takes no --backend, --solver-cmd or --answers")
     for key, (option, default) in _NOT_FOR_STEPS.items():
         if getattr(args, key, default) != default:
-            raise CliError(f"--steps checks a step log in this process: {option} does not apply")
+            raise CliError(f"--steps checks a step log, with no solver runs: {option} does not apply")
     if args.steps == "-" and args.puzzle == "-":
         raise CliError("the corpus and --steps cannot both be standard input")
     text, name = common.read_argument(args.steps, literal=False)

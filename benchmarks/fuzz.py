@@ -307,6 +307,9 @@ def main() -> int:
     parser.add_argument("--jobs", default="1,2", help="--jobs values compared (default 1,2)")
     parser.add_argument("--minutes", type=float, default=10.0, help="minutes of the quiet part (default 10)")
     parser.add_argument(
+        "--append", action="store_true", help="keep the rows of the parts not run from an earlier --out JSON"
+    )
+    parser.add_argument(
         "--out", type=Path, default=RESULTS / "fuzz", help="output stem (default results/fuzz)"
     )
     args = parser.parse_args()
@@ -317,6 +320,16 @@ def main() -> int:
     catches: list[Catch] = []
     shrunk: list[Shrink] = []
     quiets: list[Quiet] = []
+    minutes = args.minutes if "quiet" in parts else 0
+    if args.append and args.out.with_suffix(".json").exists():
+        old = json.loads(args.out.with_suffix(".json").read_text())
+        catches = [] if "catch" in parts else [Catch(**c) for c in old["catch"]]
+        shrunk = [] if "shrink" in parts else [Shrink(**s) for s in old["shrink"]]
+        quiets = [] if "quiet" in parts else [Quiet(**q) for q in old["quiet"]]
+        minutes = minutes or old.get("minutes", 0)
+        header = (
+            f"{header.rstrip()}; rows of {', '.join(sorted(parts))} from this run, the others earlier\n\n"
+        )
 
     def save() -> None:
         args.out.with_suffix(".md").write_text(header + tables(catches, shrunk, quiets))
@@ -325,7 +338,7 @@ def main() -> int:
             "catch": [asdict(c) for c in catches],
             "shrink": [asdict(s) for s in shrunk],
             "quiet": [asdict(q) for q in quiets],
-            "minutes": args.minutes if "quiet" in parts else 0,
+            "minutes": minutes,
         }
         args.out.with_suffix(".json").write_text(json.dumps(records, indent=1) + "\n")
 

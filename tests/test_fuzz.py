@@ -31,6 +31,14 @@ def correct(puzzle: Grid) -> Grid | None:
     return puzzle.with_values(found.solutions[0]) if found.count else None
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _compiled() -> None:
+    """The test solvers' native kernels loaded (or compiled, after an edit) before any timed
+    call: a first call doing it takes seconds, past a case's time limit (a timeout failure)."""
+    puzzle = make_case(CaseKey((2, 2), "empty", "random", (0,)))
+    assert puzzle is not None and correct(puzzle) is not None
+
+
 def wrong_on_2x3(puzzle: Grid) -> object:
     """Right everywhere but on 2x3 boxes, where two cells of the first row are swapped."""
     solution = correct(puzzle)

@@ -18,6 +18,7 @@ or many.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -179,7 +180,7 @@ def fuzz(
                 break
     finally:
         report.seconds = time.perf_counter() - began
-        pool.close()
+        pool.close(wait=sys.exc_info()[0] is None)  # stopped by Ctrl-C: at once
         close_solvers()
     return report
 

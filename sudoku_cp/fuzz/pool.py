@@ -20,6 +20,7 @@ on a Dask cluster each batch goes through ``executor.run_ordered``.
 
 from __future__ import annotations
 
+import math
 import signal
 from collections import deque
 from collections.abc import Generator, Iterable, Iterator
@@ -31,6 +32,8 @@ from ..executor import Executor, run_ordered, stop_pool
 from .calls import CALL_WORK, Call, Outcome, crashed, run_call, warm_up
 
 __all__ = ["CallPool"]
+
+_LINGER = 5.0  # seconds a call left running gets to end at the close, beyond twice its time limit
 
 
 def _guarded(call: Call) -> Outcome:
@@ -54,7 +57,11 @@ class CallPool:
     def __init__(self, executor: Executor | None = None, warm: Call | None = None) -> None:
         self.executor = executor or Executor()
         self.warm = warm  # a call like the run's: what to make before the workers are forked
+        limit = warm.time_limit if warm is not None else None
+        # How long a call left running may take to end: a program is killed at its time limit.
+        self.linger = _LINGER if limit is None or not math.isfinite(limit) else 2 * limit + _LINGER
         self._pool: Any = None  # a ProcessPoolExecutor, started at the first batch
+        self._running: set[Future[Outcome]] = set()
 
     @property
     def jobs(self) -> int:
@@ -94,7 +101,7 @@ class CallPool:
                     call = next(calls, None)
                     if call is None:
                         break
-                    out.append((call, self._start().submit(_guarded, call)))
+                    out.append((call, self._submit(call)))
                 if not out:
                     return
                 call, future = out[0]
@@ -119,18 +126,31 @@ class CallPool:
         from concurrent.futures.process import BrokenProcessPool
 
         try:
-            return self._start().submit(_guarded, call).result()  # type: ignore[no-any-return]
+            return self._submit(call).result()
         except BrokenProcessPool:
             self._restart()
         return crashed(call, "the worker process died running this call alone")
+
+    def _submit(self, call: Call) -> Future[Outcome]:
+        future: Future[Outcome] = self._start().submit(_guarded, call)
+        self._running = {f for f in self._running if not f.done()}
+        self._running.add(future)
+        return future
 
     def _restart(self) -> None:
         if self._pool is not None:
             stop_pool(self._pool)
             self._pool = None
 
-    def close(self) -> None:
-        """Stop the workers (a call still running is killed with its worker)."""
+    def close(self, wait: bool = True) -> None:
+        """Stop the workers; with ``wait``, the calls still running first get ``linger`` seconds
+        to end (a worker killed mid-call cannot kill the program it runs, which would be left
+        behind), without it they are killed with their workers at once (Ctrl-C)."""
+        if wait and self._pool is not None:
+            from concurrent.futures import wait as wait_for
+
+            wait_for([f for f in self._running if not f.cancel()], timeout=self.linger)
+        self._running.clear()
         self._restart()
 
     def __enter__(self) -> CallPool:
@@ -139,4 +159,4 @@ class CallPool:
     def __exit__(
         self, kind: type[BaseException] | None, value: BaseException | None, trace: TracebackType | None
     ) -> None:
-        self.close()
+        self.close(wait=kind is None)

@@ -552,6 +552,35 @@ def test_malformed_lines_are_one_line_errors(
     assert len(err.strip().splitlines()) == 1 and f"bad.jsonl: line {where}: " in err and words in err, err
 
 
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 20) | st.floats(allow_nan=False) | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=12,
+)
+_KEYS = ("puzzle", "box", "steps", "placements", "eliminations", "candidates", "rule", "index", "line")
+
+
+@settings(max_examples=60)
+@given(
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(_KEYS), _JSON | st.just("1..." + "." * 12) | st.just("2x2"), max_size=4
+        ),
+        max_size=4,
+    )
+)
+def test_any_json_is_read_or_refused_with_its_line(objs: list[dict[str, Any]]) -> None:
+    """Whatever the lines hold, reading gives logs or one StepLogError, and checking never fails."""
+    text = "".join(json.dumps(obj) + "\n" for obj in objs)
+    try:
+        logs, _ = read_step_logs(text, corpus=parse_puzzles("1...\n" + "." * 16 + "\n", box=(2, 2)))
+    except StepLogError as error:
+        assert str(error).startswith("line ") and "\n" not in str(error)
+        return
+    for result in check_step_logs(logs):
+        assert result.verdict in StepVerdict
+
+
 def test_an_explain_log_read_against_another_corpus_is_refused(tmp_path: Path) -> None:
     puzzles = _corpus((2, 2), 4)
     corpus, log = _explained(tmp_path, puzzles, "2x2")

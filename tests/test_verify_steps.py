@@ -139,7 +139,7 @@ def test_explain_output_passes_as_it_is(tmp_path: Path, box: tuple[int, int]) ->
     results, summary = _results(out)
     assert [r["verdict"] for r in results] == ["sound"] * len(puzzles)
     assert summary["puzzles"] == len(puzzles) and summary["sound"] == len(puzzles)
-    assert {r["solutions"] for r in results} >= {0, 1, 2}  # every kind of truth was met
+    assert {r["solutions"] for r in results} >= {1, 2}  # unique and several (none where the shape has it)
     assert sum(r["claims"] for r in results) > 0
 
 

@@ -110,3 +110,38 @@ def test_a_stopped_method_gives_an_unknown_result_with_its_reason() -> None:
     assert obj["error"] == REASON_TIME_LIMIT
     relaxed = solve_nishio(NishioInstance.full(g), "matching")
     assert relaxed.status is Status.UNKNOWN and not relaxed.unknown and relaxed.to_json()["status"] == "ok"
+
+
+def test_sat_takes_any_python_sat_solver_under_one_name() -> None:
+    from sudoku_cp.nishio.sat import DEFAULT_SAT_SOLVER
+
+    assert method_name("sat") == "sat" and make_method("sat").solver == DEFAULT_SAT_SOLVER  # type: ignore[attr-defined]
+    assert method_name(f"sat:{DEFAULT_SAT_SOLVER}") == "sat"  # the default's variant is plain sat
+    assert method_name("sat:g4") == method_name("sat:glucose41") == "sat:glucose4"  # aliases resolved
+    other = "cadical195" if DEFAULT_SAT_SOLVER != "cadical195" else "cadical153"
+    assert method_name(f"sat:{other}") == f"sat:{other}"
+    rng = np.random.default_rng(3)
+    g = Geometry(3, 3)
+    for mask in (rng.random((9, 9)) < 0.5, rng.random((9, 9)) < 0.6, rng.random((9, 9)) < 0.3):
+        instance = NishioInstance(g, mask)
+        reference = solve_nishio(instance, "dag", count=True)
+        for name in (f"sat:{other}", "sat:glucose4", "sat:minisat22"):
+            result = solve_nishio(instance, name, count=True)
+            assert result.method == name and result.status is reference.status
+            assert np.array_equal(result.closure, reference.closure) and result.count == reference.count
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("sat:nosuch", "unknown python-sat solver 'nosuch'"),
+        ("sat:kissat", "ignores assumptions"),  # python-sat's kissat would loop for ever in the closure
+        ("dag:cadical153", "only sat takes a variant"),
+        ("sat:", "unknown python-sat solver ''"),
+    ],
+)
+def test_bad_sat_solver_names_are_refused(name: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        method_name(name)
+    with pytest.raises(ValueError, match=message):
+        make_method(name)

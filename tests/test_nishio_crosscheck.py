@@ -124,6 +124,19 @@ def test_cli_answers_an_instance_file_and_draws_it(tmp_path: Path, capsys: Captu
     assert all([9, 5] in o["eliminated"] for o in lines if o["exact"])
 
 
+def test_cli_names_the_sat_solver_it_was_given(tmp_path: Path, capsys: Capture) -> None:
+    from test_nishio_dag import FIGURE_1_LIKE
+
+    path = tmp_path / "fig1.txt"
+    path.write_text(FIGURE_1_LIKE)
+    answers = {}
+    for method in ("dag", "sat", "sat:glucose4", "sat:cd19"):
+        assert main(["nishio", str(path), "--method", method, "--json"]) == 0
+        answers[method] = json.loads(capsys.readouterr().out)
+    assert [answers[m]["method"] for m in answers] == ["dag", "sat", "sat:glucose4", "sat:cadical195"]
+    assert all(answers[m]["closure"] == answers["dag"]["closure"] for m in answers)
+
+
 def test_cli_runs_every_digit_of_a_batch_and_reports_bad_lines(tmp_path: Path, capsys: Capture) -> None:
     lines = read_lines(DATA / "norvig_top95.txt", 5)
     lines.insert(2, "12345")  # a bad line: reported, and the rest answered
@@ -143,6 +156,7 @@ def test_cli_runs_every_digit_of_a_batch_and_reports_bad_lines(tmp_path: Path, c
         (["nishio", "--puzzle", "." * 81], "--digit"),
         (["nishio", "--puzzle", "." * 81, "--digit", "10"], "out of range"),
         (["nishio", "/no/such/file"], "no such file"),
+        (["nishio", "/no/such/file", "--method", "sat:nosuch"], "unknown python-sat solver 'nosuch'"),
     ],
 )
 def test_cli_bad_usage_gives_one_line_and_exit_2(argv: list[str], message: str) -> None:

@@ -39,7 +39,9 @@ Methods (--method):
   dag       the DAG of almost-balanced row sets (Eppstein 2012), up to 25x25 (default)
   overlay   pattern overlay: test every valid placement (up to 12x12)
   matching  rows x columns perfect-matching relaxation S'' (ignores boxes; S' <= S'' <= S)
-  sat       python-sat (CaDiCaL) on the CNF of the subproblem, covering loop
+  sat       python-sat on the CNF of the subproblem, covering loop: CaDiCaL 1.5.3 (the
+            version of Debian's cadical program); sat:SOLVER names another python-sat
+            solver, e.g. sat:cadical195 (CaDiCaL 1.9.5), sat:glucose4
   cpsat     OR-tools CP-SAT, covering loop
   dlx       native Algorithm X on the 3n-item exact cover (the dlx backend's solver; 'xc' is
             accepted as its old name)
@@ -60,6 +62,7 @@ are skipped, the rest appended; not with --method all, which writes a line per m
 examples:
   sudoku-cp nishio instance.txt
   sudoku-cp nishio instance.txt --method all
+  sudoku-cp nishio instance.txt --method sat:cadical195
   sudoku-cp nishio --puzzle puzzle.txt --digit 7
   sudoku-cp nishio --puzzle puzzles.txt --all-digits --json
   sudoku-cp nishio --puzzle corpus.txt --all-digits --json --cluster tcp://scheduler:8786 -o out.jsonl
@@ -118,9 +121,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--method",
-        choices=("dag", "overlay", "matching", "sat", "cpsat", "dlx", "xc", "all"),
+        type=_method,
         default="dag",
-        help="how to compute the closure (default: dag)",
+        metavar="METHOD",
+        help="dag, overlay, matching, sat, sat:SOLVER, cpsat, dlx or all (default: dag)",
     )
     parser.add_argument("--count", action="store_true", help="also count the placements inside S")
     parser.add_argument(
@@ -139,6 +143,18 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     common.add_certify_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal's stderr")
     parser.set_defaults(run=run)
+
+
+def _method(text: str) -> str:
+    """An argparse type: 'all' or a method's one name (``nishio.api.method_name``)."""
+    if text == "all":
+        return text
+    from ..nishio.api import method_name
+
+    try:
+        return method_name(text)
+    except ValueError as problem:
+        raise argparse.ArgumentTypeError(str(problem)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -230,7 +246,7 @@ def _puzzle_jobs(items: Sequence[PuzzleItem], name: str | None, args: argparse.N
 def _ask(args: argparse.Namespace) -> NishioAsk:
     from ..nishio.puzzles import NishioAsk
 
-    method = "dlx" if args.method == "xc" else args.method
+    method = args.method
     # The worker writes the DAG's JSON Lines in batches (no closures come back: none to certify).
     json_lines = args.json and method == "dag" and args.certify is None
     return NishioAsk(method, args.count, args.count_limit, args.time_limit, json_lines)
@@ -431,7 +447,8 @@ def _answer(
         lines = [
             f"{label} ({instance.n}x{instance.n}, {instance.geometry.box_label} boxes), {result.method}:"
         ]
-        if args.method != "all" or result is results[0]:
+        # The grid only for text output: JSON drops the text, and a big grid's takes a while to draw.
+        if not args.json and (args.method != "all" or result is results[0]):
             lines.append(format_mask(instance, boxes=True, closure=closure).rstrip("\n"))
         verdict = (
             "no placement inside S"

@@ -8,7 +8,9 @@ answers many instances, the DAG's in one compiled pass per geometry (``batch.py`
 differ or when the matching relaxation misses a cell of the exact closure.
 
 Methods (``METHODS``): ``dag``, ``overlay``, ``matching``, ``sat``, ``cpsat``, ``dlx`` (the
-native Algorithm X of the ``dlx`` backend; ``xc`` is accepted as its old name).
+native Algorithm X of the ``dlx`` backend; ``xc`` is accepted as its old name).  ``sat`` takes
+a python-sat solver as its variant, ``sat:<solver>`` (``sat:cadical195``), like the
+whole-puzzle backend ``pysat:<solver>``; plain ``sat`` is ``sat.DEFAULT_SAT_SOLVER``.
 """
 
 from __future__ import annotations
@@ -90,17 +92,31 @@ def _factories() -> dict[str, Callable[[], NishioMethod]]:
 
 
 def method_name(name: str) -> str:
-    """The method's name in ``METHODS`` (an alias resolved); ValueError for an unknown name."""
+    """The method's one name: in ``METHODS``, or ``sat:<solver>`` (an alias resolved, the default
+    solver's variant named ``sat``); ValueError for an unknown method or solver."""
+    family, colon, variant = name.partition(":")
+    if colon:
+        if family != "sat":
+            raise ValueError(f"unknown Nishio method {name!r}: only sat takes a variant (sat:<solver>)")
+        from .sat import sat_method_name
+
+        return sat_method_name(variant)
     name = METHOD_ALIASES.get(name, name)
     if name not in METHODS:
-        raise ValueError(f"unknown Nishio method {name!r}; choose from {', '.join(METHODS)}")
+        raise ValueError(f"unknown Nishio method {name!r}; choose from {', '.join(METHODS)}, sat:<solver>")
     return name
 
 
 @cache
 def make_method(name: str) -> NishioMethod:
-    """The Nishio method of that name (one of ``METHODS``, or an alias), made once per process."""
-    return _factories()[method_name(name)]()
+    """The Nishio method of that name (one of ``METHODS``, ``sat:<solver>``, or an alias), made
+    once per process."""
+    family, _, variant = method_name(name).partition(":")
+    if variant:
+        from .sat import SatNishio
+
+        return SatNishio(variant)
+    return _factories()[family]()
 
 
 def applicable_methods(instance: NishioInstance) -> list[str]:

@@ -10,12 +10,15 @@ reported as incomplete (count = limit), even when no further placement exists.
 Every solve runs through ``sudoku_cp.limits.solve_limited`` against the method's one deadline:
 solvers with interrupts are stopped by a timer, CaDiCaL in rounds of a conflict budget paced to
 the time left, so the limit holds inside one long solve too.  A stopped question answers unknown.
+
+The solver is any python-sat solver, named as the method's variant: ``sat:glucose4``, as the
+whole-puzzle backend's ``pysat:<solver>``; plain ``sat`` is ``DEFAULT_SAT_SOLVER``.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from pysat.solvers import Solver
+from pysat.solvers import Solver, SolverNames
 
 from ..cnf.sudoku import AmoEncoding
 from ..limits import Deadline, solve_limited
@@ -25,10 +28,43 @@ from .instance import NishioInstance
 from .method import NO_PLACEMENT, Decision, NishioCount, NishioMethod
 from .placement import checked_placement
 
-__all__ = ["SAT_CLOSURE_STRATEGIES", "SatNishio"]
+__all__ = ["DEFAULT_SAT_SOLVER", "SAT_CLOSURE_STRATEGIES", "SatNishio", "pysat_solver", "sat_method_name"]
 
 #: Closure strategies: the activation-literal covering loop, or enumeration of every placement.
 SAT_CLOSURE_STRATEGIES = ("cover", "enumerate")
+
+#: The python-sat solver of plain ``sat``: CaDiCaL 1.5.3, the version of Debian's ``cadical``
+#: program, whose search it repeats conflict for conflict on the same CNF.  Over 14 family instances
+#: CaDiCaL 1.9.5 took the same CPU time in geometric mean, but 0.3 to 4.5 times the program's
+#: on single instances (benchmarks/README.md, "Nishio by SAT: which solver").
+DEFAULT_SAT_SOLVER = "cadical153"
+
+
+def pysat_solver(name: str) -> str:
+    """python-sat's own name of a solver given by any of its aliases (``cd15`` -> ``cadical153``);
+    ValueError naming the choices when python-sat has none of that name."""
+    for solver, aliases in vars(SolverNames).items():
+        if not solver.startswith("_") and name in aliases:
+            return solver
+    known = sorted(s for s in vars(SolverNames) if not s.startswith("_"))
+    raise ValueError(f"unknown python-sat solver {name!r}; choose from {', '.join(known)}")
+
+
+#: python-sat solvers that ignore assumptions (python-sat warns, then solves without them): the
+#: covering loop would never end and ``solve_limited``'s answers would be wrong under assumptions.
+_NO_ASSUMPTIONS = ("kissat404",)
+
+
+def sat_method_name(solver: str) -> str:
+    """The method's one name for a python-sat solver: ``sat`` for the default, else
+    ``sat:<solver>`` with python-sat's own name of the solver (aliases resolved); ValueError for
+    an unknown solver or one that ignores assumptions."""
+    solver = pysat_solver(solver)
+    if solver in _NO_ASSUMPTIONS:
+        raise ValueError(
+            f"python-sat's {solver} ignores assumptions, which sat's closure needs; choose another"
+        )
+    return "sat" if solver == DEFAULT_SAT_SOLVER else f"sat:{solver}"
 
 
 class _Session:
@@ -65,18 +101,18 @@ class _Session:
 
 
 class SatNishio(NishioMethod):
-    """Nishio by SAT: ``solver`` is a pysat solver name, ``amo`` the exactly-one ``AmoEncoding``,
-    ``closure`` the closure strategy ('cover' or 'enumerate').
+    """Nishio by SAT: ``solver`` is a pysat solver name (the method is named ``sat:<solver>``, or
+    ``sat`` for the default), ``amo`` the exactly-one ``AmoEncoding``, ``closure`` the closure
+    strategy ('cover' or 'enumerate').
 
     ``time_limit`` bounds each question (see the module docstring for how a solve is stopped).
     """
 
-    name = "sat"
     exact = True
 
     def __init__(
         self,
-        solver: str = "cadical195",
+        solver: str = DEFAULT_SAT_SOLVER,
         amo: AmoEncoding | str = AmoEncoding.SEQCOUNTER,
         closure: str = "cover",
     ) -> None:
@@ -84,7 +120,8 @@ class SatNishio(NishioMethod):
             raise ValueError(
                 f"unknown closure strategy {closure!r} (one of {', '.join(SAT_CLOSURE_STRATEGIES)})"
             )
-        self.solver = solver
+        self.name = sat_method_name(solver)
+        self.solver = pysat_solver(solver)
         self.amo = AmoEncoding(amo)
         self.closure_strategy = closure
 

@@ -289,10 +289,12 @@ def tables(catches: list[Catch], shrunk: list[Shrink], quiets: list[Quiet]) -> s
             )
         for q in quiets:
             for f in q.failures:
+                confirmation = (
+                    f", confirmed apart from the fuzzer: {f['confirmed']}" if f["verdict"] == "wrong" else ""
+                )
                 lines.append(
-                    f"\n{q.solver}: {f['kind']} x{f['count']} (first on {f['box']} {f['status']}), "
-                    f"confirmed apart from the fuzzer: {f['confirmed']}; shrunk to {f['shrunk']}, "
-                    f"truth {str(f['truth'])[:40]}..."
+                    f"\n{q.solver}: {f['kind']} (first on case {f['box']} {f['status']}{confirmation}); "
+                    f"shrunk to {f['shrunk']}, truth {str(f['truth'])[:40]}..."
                 )
         parts.append("\n".join(lines))
     return "\n\n".join(parts) + "\n"
@@ -302,7 +304,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--part", default="catch,shrink,quiet", help="parts to run (default: all three)")
+    parser.add_argument(
+        "--part", default="catch,shrink,quiet", help="parts to run (default: all three; none with --append)"
+    )
     parser.add_argument("--seeds", default="1,2,3", help="seeds of the catch part (default 1,2,3)")
     parser.add_argument("--jobs", default="1,2", help="--jobs values compared (default 1,2)")
     parser.add_argument("--minutes", type=float, default=10.0, help="minutes of the quiet part (default 10)")

@@ -4,7 +4,8 @@ A failure's JSON object has ``index`` (the case number, what ``--resume`` keys o
 ``verdict``, ``box`` ("PxQ"), ``status``, ``symbols``, ``puzzle`` (the one-line form; integers past
 61), ``claimed`` and ``truth`` (answer lines of the program protocol: ``solved SOLUTION``,
 ``unique SOLUTION``, ``multiple SOLUTION``, ``unsat``, ``unknown``; ``none`` for no claim),
-``detail``, ``seed`` (the run's seed: what ``{seed}`` was), ``count`` (failures of its kind),
+``detail``, ``seed`` (the run's seed: what ``{seed}`` was), ``count`` (failures of its kind so
+far: a line is written when its failure is found; the summary's ``failures`` has the totals),
 ``spent`` (seconds of the budget used when it was reported, earlier runs resumed included), and
 ``shrunk`` = {``box``, ``puzzle``, ``claimed``, ``truth``, ``detail``, ``givens``, ``calls``,
 ``seconds``, ``minimal``, ``steps``}; ``reproduce``, the command that runs the solver on the shrunk puzzle;

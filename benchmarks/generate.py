@@ -1,0 +1,125 @@
+"""Generation speed at every size: the generator against the old one, in one run, on one machine.
+
+Measured (CPU seconds of this process and wall seconds, the machine's load noted; the machine
+is shared, so the ratios of one run are what compare):
+
+1. ``generate_puzzles`` (minimal given by given, each puzzle proved unique by the backtrack
+   search or SAT and its witnesses checked) and ``symmetric=True``, puzzles per CPU second, on
+   6x6, 9x9, 12x12, 16x16; 25x25 and 36x36: one puzzle each under ``--limit`` seconds;
+2. the baseline: the generator as it was before (Eppstein 2005's fill of symmetric pairs with
+   singles, then each pair emptied when CaDiCaL finds no other solution: ``old_generator``
+   here), on 9x9 and 16x16, and the ratio.
+
+Run: ``.venv/bin/python benchmarks/generate.py [--count9 500] [--count16 20] [--limit 120]``;
+results go to the table of ``benchmarks/README.md`` by hand (with the machine line printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+import numpy as np
+from common import load_average, machine
+
+from sudoku_cp.deduction.generate import fill_givens, generate_puzzles
+from sudoku_cp.deduction.proof import StepProver
+from sudoku_cp.geometry import Geometry
+from sudoku_cp.grid import Grid
+from sudoku_cp.limits import Deadline
+
+
+def old_generator(geometry: Geometry, count: int, seed: int) -> list[Grid]:
+    """The generator before this one: the paper's symmetric fill, then pairs emptied while SAT
+    finds no other solution (one incremental CaDiCaL of the empty grid for the batch)."""
+    n = geometry.n
+    made = []
+    with StepProver(Grid.empty(geometry)) as sat:
+        for attempt in range(count):
+            filled = fill_givens(geometry, np.random.default_rng((seed, attempt)))
+            assert filled is not None
+            pairs, solution, _ = filled
+            flat = solution.values.reshape(-1)
+            values = np.zeros(n * n, np.int16)
+            for pair in pairs:
+                values[list(pair)] = flat[list(pair)]
+            for pair in pairs:
+                values[list(pair)] = 0
+                if sat.other_solution(values.reshape(n, n), solution.values):
+                    values[list(pair)] = flat[list(pair)]
+            sat.forget_solution(solution.values)
+            made.append(Grid(geometry, values.reshape(n, n)))
+    return made
+
+
+def _timed(make: Callable[[], list[object]]) -> tuple[int, float, float]:
+    """(items made, CPU seconds, wall seconds)."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    items = make()
+    return len(items), time.process_time() - cpu, time.perf_counter() - wall
+
+
+def main() -> None:
+    """Print the generation table (markdown) and the machine it was measured on."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count9", type=int, default=500)
+    parser.add_argument("--count16", type=int, default=20)
+    parser.add_argument("--limit", type=float, default=120.0, help="seconds for one 25x25 / 36x36 puzzle")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    print(f"machine: {machine()}; load before: {load_average()}")
+    for box in ((2, 3), (3, 3), (3, 4), (4, 4)):  # compile every kernel before timing
+        list(generate_puzzles(Geometry(*box), 1, seed=999))
+        list(generate_puzzles(Geometry(*box), 1, seed=999, symmetric=True))
+    print("| grid | generator | puzzles | CPU s | wall s | puzzles / CPU s | mean givens | proofs | load |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    rates: dict[tuple[str, str], float] = {}
+    counts = {(2, 3): args.count9, (3, 3): args.count9, (3, 4): max(args.count16, 20), (4, 4): args.count16}
+    for box, count in counts.items():
+        geometry = Geometry(*box)
+        grid = f"{geometry.n}x{geometry.n}"
+        for name, symmetric in (("minimal", False), ("symmetric", True)):
+            out: list[object] = []
+
+            def make(g: Geometry = geometry, c: int = count, s: bool = symmetric, keep: list = out) -> list:
+                keep.extend(generate_puzzles(g, c, seed=args.seed, symmetric=s))
+                return keep
+
+            made, cpu, wall = _timed(make)
+            givens = np.mean([g.puzzle.givens for g in out])  # type: ignore[attr-defined]
+            proofs = sorted({g.proof for g in out})  # type: ignore[attr-defined]
+            rates[(grid, name)] = made / cpu
+            print(
+                f"| {grid} | {name} | {made} | {cpu:.2f} | {wall:.2f} | {made / cpu:.1f} | {givens:.1f} "
+                f"| {', '.join(proofs)} | {load_average()} |"
+            )
+        if box in ((3, 3), (4, 4)):
+            old_count = count if box == (3, 3) else min(count, 5)
+            made, cpu, wall = _timed(lambda g=geometry, c=old_count: old_generator(g, c, args.seed))  # type: ignore[misc]
+            rates[(grid, "old")] = made / cpu
+            ratio = rates[(grid, "symmetric")] / rates[(grid, "old")]
+            print(
+                f"| {grid} | old (symmetric, SAT per pair) | {made} | {cpu:.2f} | {wall:.2f} | {made / cpu:.1f} "
+                f"| | symmetric / old: {ratio:.1f}x | {load_average()} |"
+            )
+    for box in ((5, 5), (6, 6)):
+        geometry = Geometry(*box)
+        grid = f"{geometry.n}x{geometry.n}"
+        cpu, wall = time.process_time(), time.perf_counter()
+        made_big = list(generate_puzzles(geometry, 1, seed=args.seed, deadline=Deadline(args.limit)))
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        if made_big:
+            one = made_big[0]
+            print(
+                f"| {grid} | minimal | 1 | {cpu:.2f} | {wall:.2f} | {1 / cpu:.3f} | {one.puzzle.givens} "
+                f"| {one.proof} (SAT tests: {one.hard}) | {load_average()} |"
+            )
+        else:
+            print(
+                f"| {grid} | minimal | 0 of 1 in {args.limit:g} s | {cpu:.2f} | {wall:.2f} | | | | {load_average()} |"
+            )
+
+
+if __name__ == "__main__":
+    main()

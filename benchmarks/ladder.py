@@ -2,7 +2,8 @@
 commands the README gives, measured.
 
     cd benchmarks && ../.venv/bin/python ladder.py [--rung tseitin:50:0 --rung ...] [--cpu-cap 900]
-        [--skip-nishio] [--append] [--work DIR] [--out results/ladder]
+        [--method sat --method sat:cadical195 ...] [--skip-nishio] [--append] [--work DIR]
+        [--out results/ladder]
 
 Per rung (family, size, seed), each step a subprocess, as a user would run it:
 
@@ -13,8 +14,9 @@ Per rung (family, size, seed), each step a subprocess, as a user would run it:
    the DIMACS file's size;
 3. ``cadical rung.cnf`` (the Debian program): CPU and wall seconds, conflicts, stopped at
    ``--cpu-cap`` CPU seconds (``prlimit --cpu``; a stopped run is ``>cap``, never an answer);
-4. ``sudoku-cp nishio rung.nishio --method sat --json`` (CaDiCaL 1.9.5 through python-sat on the
-   same seqcounter CNF, built in process): CPU and wall seconds of the whole process, and its
+4. ``sudoku-cp nishio rung.nishio --method M --json`` for each ``--method`` (default ``sat``:
+   CaDiCaL 1.5.3 through python-sat on the same seqcounter CNF, built in process;
+   ``sat:cadical195`` names CaDiCaL 1.9.5): CPU and wall seconds of the whole process, and its
    ratio to the cadical program's CPU seconds.
 
 Both answers are checked against ``expected`` (a disagreement stops the script, exit 1).  CPU
@@ -31,7 +33,7 @@ import re
 import shutil
 import sys
 import tempfile
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from common import ROOT, load_average, machine
@@ -63,10 +65,20 @@ class Rung:
     cadical_cpu: float = 0.0
     cadical_wall: float = 0.0
     conflicts: int | None = None
-    nishio: str = ""
-    nishio_cpu: float = 0.0
-    nishio_wall: float = 0.0
+    #: per ``nishio --method``: its answer ("sat", "unsat", "stopped"), CPU and wall seconds
+    nishio: dict[str, dict[str, object]] = field(default_factory=dict)
     load: str = ""
+
+    @classmethod
+    def load_record(cls, record: dict[str, object]) -> Rung:
+        """A rung from the JSON, the old form (one ``nishio --method sat`` with CaDiCaL 1.9.5) included."""
+        record = dict(record)
+        if isinstance(record.get("nishio"), str):
+            answer, cpu, wall = (record.pop(k) for k in ("nishio", "nishio_cpu", "nishio_wall"))
+            record["nishio"] = (
+                {"sat:cadical195": {"answer": answer, "cpu": cpu, "wall": wall}} if answer else {}
+            )
+        return cls(**record)  # type: ignore[arg-type]
 
     @property
     def command(self) -> str:
@@ -113,16 +125,19 @@ def measure(family: str, size: int, seed: int, args: argparse.Namespace, work: P
     rung.cadical_cpu, rung.cadical_wall = cpu, wall
     if rung.cadical == "stopped":
         rung.cadical_cpu = max(cpu, float(cap))
-    if not args.skip_nishio and rung.cadical != "stopped":
+    for method in [] if args.skip_nishio or rung.cadical == "stopped" else args.method:
         code, wall, cpu, _ = run_program(
-            [SUDOKU_CP, "nishio", str(inst), "--method", "sat", "--json"], 50 * cap, out
+            [SUDOKU_CP, "nishio", str(inst), "--method", method, "--json"], 50 * cap, out
         )
         answer = json.loads(out.read_text().strip().splitlines()[0]) if code in (0, 1) else {}
         satisfiable = answer.get("satisfiable")
-        rung.nishio = "stopped" if satisfiable is None else "sat" if satisfiable else "unsat"
-        rung.nishio_cpu, rung.nishio_wall = cpu, wall
+        verdict = "stopped" if satisfiable is None else "sat" if satisfiable else "unsat"
+        rung.nishio[method] = {"answer": verdict, "cpu": cpu, "wall": wall}
     rung.load += f"-{load_average()}"
-    for name, answer in (("cadical", rung.cadical), ("nishio --method sat", rung.nishio)):
+    answers = [("cadical", rung.cadical)] + [
+        (f"nishio --method {m}", r["answer"]) for m, r in rung.nishio.items()
+    ]
+    for name, answer in answers:
         if answer in ("sat", "unsat") and answer != rung.expected:
             raise SystemExit(f"!!! {rung.command}: {name} says {answer}, expected {rung.expected}")
     for path in (inst, meta, cnf, out):
@@ -131,22 +146,31 @@ def measure(family: str, size: int, seed: int, args: argparse.Namespace, work: P
 
 
 def table(rungs: list[Rung], cap: float) -> str:
-    """The Markdown table."""
+    """The Markdown table: one column of CPU seconds and one of the ratio to the program per method."""
+    methods = list(dict.fromkeys(m for r in rungs for m in r.nishio))
     lines = [
         "| family | size | seed | expected | side | \\|S\\| | clauses | instance MB | CNF MB | make s "
-        "| make MB | cadical CPU s | conflicts | wall s (load) | nishio sat CPU s | ratio |",
-        "|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+        "| make MB | cadical CPU s | conflicts | wall s (load) | "
+        + " | ".join(f"`{m}` CPU s | ratio" for m in methods)
+        + " |",
+        "|---|--:|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|" + "--:|--:|" * len(methods),
     ]
     for r in rungs:
         stopped = r.cadical == "stopped"
         cadical = f">{cap:g} (stopped)" if stopped else f"{r.cadical_cpu:.1f}"
-        nishio = f"{r.nishio_cpu:.1f}" if r.nishio in ("sat", "unsat") else "-"
-        ratio = f"{r.nishio_cpu / r.cadical_cpu:.2f}" if r.nishio in ("sat", "unsat") else "-"
+        cells = []
+        for m in methods:
+            run = r.nishio.get(m, {})
+            if run.get("answer") in ("sat", "unsat"):
+                cpu = float(run["cpu"])  # type: ignore[arg-type]
+                cells += [f"{cpu:.1f}", f"{cpu / r.cadical_cpu:.2f}"]
+            else:
+                cells += ["-", "-"]
         conflicts = "-" if r.conflicts is None else f"{r.conflicts:,}"
         lines.append(
             f"| {r.family} | {r.size} | {r.seed} | {r.expected} | {r.side:,} | {r.cells:,} | {r.clauses:,} "
             f"| {r.instance_mb:.2f} | {r.cnf_mb:.1f} | {r.make_seconds:.1f} | {r.make_rss_mb:.0f} "
-            f"| {cadical} | {conflicts} | {r.cadical_wall:.0f} ({r.load}) | {nishio} | {ratio} |"
+            f"| {cadical} | {conflicts} | {r.cadical_wall:.0f} ({r.load}) | " + " | ".join(cells) + " |"
         )
     return "\n".join(lines) + "\n"
 
@@ -161,7 +185,12 @@ def main() -> int:
     parser.add_argument(
         "--cpu-cap", type=float, default=900.0, help="CPU seconds of a cadical run (default 900)"
     )
-    parser.add_argument("--skip-nishio", action="store_true", help="do not run nishio --method sat")
+    parser.add_argument(
+        "--method",
+        action="append",
+        help="a nishio --method to time against the program (repeatable; default sat)",
+    )
+    parser.add_argument("--skip-nishio", action="store_true", help="do not run nishio")
     parser.add_argument("--append", action="store_true", help="add to the rungs of an earlier --out JSON")
     parser.add_argument(
         "--work", type=Path, help="where the instances are written (default: a temporary directory)"
@@ -170,13 +199,14 @@ def main() -> int:
         "--out", type=Path, default=RESULTS / "ladder", help="output stem (default results/ladder)"
     )
     args = parser.parse_args()
+    args.method = args.method or ["sat"]
     scratch = tempfile.TemporaryDirectory(prefix="ladder-") if args.work is None else None
     work = Path(scratch.name) if scratch is not None else args.work
     work.mkdir(parents=True, exist_ok=True)
     header = f"{machine()}; load average at start {load_average()}; cadical CPU cap {args.cpu_cap:g} s\n\n"
     rungs: list[Rung] = []
     if args.append and args.out.with_suffix(".json").exists():
-        rungs = [Rung(**r) for r in json.loads(args.out.with_suffix(".json").read_text())["rungs"]]
+        rungs = [Rung.load_record(r) for r in json.loads(args.out.with_suffix(".json").read_text())["rungs"]]
     try:
         for spec in args.rung or RUNGS:
             family, size, seed = spec.split(":")

@@ -352,3 +352,24 @@ def test_reduce_writes_sparse_text_that_encode_reads(
     instance = parse_instance(inst.read_text())
     expected = nishio_dimacs_text(encode_nishio_cnf(instance, "seqcounter"))
     assert cnf.read_text() == expected
+
+
+def test_a_cpsat_model_too_large_for_memory_is_refused_before_it_is_built(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sudoku_cp import limits
+    from sudoku_cp.nishio import cpsat
+
+    instance = NishioInstance(geometry_for_size(9), np.ones((9, 9), dtype=bool))
+    path = tmp_path / "full.txt"
+    path.write_text(instance_text(instance))
+    monkeypatch.setattr(limits, "memory_budget", lambda: 1 << 28)
+    monkeypatch.setattr(cpsat, "_CPSAT_BYTES_PER_CELL", 1 << 30)  # as if each cell took 1 GiB
+    monkeypatch.setattr(cpsat.cp_model, "CpModel", None)  # never reached
+    with pytest.raises(limits.ModelTooLarge, match=r"CP-SAT model of a 9x9 Nishio instance with \|S\| = 81"):
+        build_nishio_cpsat(instance)
+    code, _, err = run(
+        capsys, "encode", "--nishio", "--to", "cpsat", str(path), "-o", str(tmp_path / "m.pb.txt")
+    )
+    assert code == 2 and "try --to cnf" in assert_one_line_error(err)
+    assert not (tmp_path / "m.pb.txt").exists()

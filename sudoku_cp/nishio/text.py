@@ -218,13 +218,13 @@ def _from_json(text: str, box: tuple[int, int] | None, limit: SideLimit | None) 
     n = obj["n"]
     if not _is_int(n) or not 2 <= n <= MAX_SIDE:
         raise ParseError(f'"n" must be an integer in 2..{MAX_SIDE} (the largest side), got {excerpt(n)}')
-    _check_side(n, limit, None)
     if "box" in obj:
         try:
             box = parse_box(str(obj["box"]) if isinstance(obj["box"], str) else excerpt(obj["box"]))
         except GeometryError as error:
             raise ParseError(str(error)) from None
     g = _geometry(n, box, None)
+    _check_side(n, limit, None)  # before the cells: the text is read whole already, its list not
     if not isinstance(obj["cells"], list):
         raise ParseError(f'"cells" must be a list of [row, column] pairs, got {excerpt(obj["cells"])}')
     cells = []

@@ -320,7 +320,7 @@ def main() -> int:
     parts = set(args.part.split(","))
     seeds = [int(s) for s in args.seeds.split(",")]
     jobs = [int(j) for j in args.jobs.split(",")]
-    header = f"{machine()}; load average at start {load_average()}\n\n"
+    runs = [f"{machine()}; load average at start {load_average()}; parts {', '.join(sorted(parts))}"]
     catches: list[Catch] = []
     shrunk: list[Shrink] = []
     quiets: list[Quiet] = []
@@ -331,18 +331,20 @@ def main() -> int:
         shrunk = [] if "shrink" in parts else [Shrink(**s) for s in old["shrink"]]
         quiets = [] if "quiet" in parts else [Quiet(**q) for q in old["quiet"]]
         minutes = minutes or old.get("minutes", 0)
-        header = (
-            f"{header.rstrip()}; rows of {', '.join(sorted(parts))} from this run, the others earlier\n\n"
-        )
+        runs = [*old.get("runs", []), *runs] if parts & {"catch", "shrink", "quiet"} else old.get("runs", [])
+
+    def header() -> str:
+        return "".join(f"* run: {run}\n" for run in runs) + "\n"
 
     def save() -> None:
-        args.out.with_suffix(".md").write_text(header + tables(catches, shrunk, quiets))
+        args.out.with_suffix(".md").write_text(header() + tables(catches, shrunk, quiets))
         records = {
             "machine": machine(),
             "catch": [asdict(c) for c in catches],
             "shrink": [asdict(s) for s in shrunk],
             "quiet": [asdict(q) for q in quiets],
             "minutes": minutes,
+            "runs": runs,
         }
         args.out.with_suffix(".json").write_text(json.dumps(records, indent=1) + "\n")
 
@@ -362,7 +364,8 @@ def main() -> int:
         if "quiet" in parts:
             quiets += quiet(args.minutes, max(jobs), work)
             save()
-    print(header + tables(catches, shrunk, quiets))
+    save()
+    print(header() + tables(catches, shrunk, quiets))
     alarms = [q.solver for q in quiets if q.false_alarms]
     if alarms:
         print(f"!!! false alarm: a wrong verdict on {', '.join(alarms)}", file=sys.stderr)

@@ -23,9 +23,12 @@ steps from these rules (the searches grow with the square of the candidates).
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
-from ..board import Board
+from ...geometry import Geometry
+from ..board import Board, tables
 from ..step import Link, Step
 from .base import Rule
 from .chain_search import (
@@ -68,10 +71,15 @@ def fish_strong_links(found: ChainFound) -> tuple[int, int]:
     return 0, -1
 
 
+@cache
+def _peer_sets(geometry: Geometry) -> tuple[frozenset[int], ...]:
+    """Each cell's peers as a set (one table per box shape)."""
+    return tuple(frozenset(row) for row in tables(geometry).peers.tolist())
+
+
 def _sees(board: Board, a: int, b: int) -> bool:
     """Cells a and b share a unit (a != b)."""
-    units = board.tables.cell_units
-    return a != b and bool((units[a] == units[b]).any())
+    return b in _peer_sets(board.geometry)[a]
 
 
 def _weak(board: Board, x: tuple[int, int], a: tuple[int, int]) -> bool:
@@ -87,7 +95,7 @@ def victims(
     cell, digit = a
     found: set[tuple[int, int]] = set()
     near = [(cell, int(d)) for d in np.flatnonzero(board.cand[cell])]
-    near += [(int(p), digit) for p in board.tables.peers[cell] if board.cand[p, digit]]
+    near += [(p, digit) for p in _peer_sets(board.geometry)[cell] if board.cand[p, digit]]
     for x in near:
         if x not in keep and board.values[x[0]] == 0 and _weak(board, x, a) and _weak(board, x, b):
             found.add(x)

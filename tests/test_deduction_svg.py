@@ -136,3 +136,22 @@ def test_written_pictures_are_named_by_puzzle_and_step_and_a_stuck_board_gets_on
     assert [path.name for path in written] == ["puzzle1-stuck.svg"]
     root = parse(written[0].read_text())
     assert len(texts(root)) > 81
+
+
+def test_a_chain_step_of_the_rating_is_drawn_with_its_strong_and_weak_links() -> None:
+    # HARD's hardest step is an xy-chain (7.2): its picture draws every link between cells
+    grid = parse_grid(HARD)
+    deduction = deduce(grid)
+    assert deduction.hardest == "xy-chain" and deduction.hardest_index is not None
+    pictures = {number: (step, text) for number, step, text in step_pictures(grid, deduction.steps)}
+    step, text = pictures[deduction.hardest_index + 1]
+    assert step.rule == "xy-chain" and step.links and step.weight == 7.2
+    drawn = titles(parse(text), "path")
+    kinds = {graph for *_, graph in step.links}
+    assert kinds <= {"bilocation", "weak"}
+    for kind in kinds:
+        assert sum(title.startswith(f"{kind}: ") for title in drawn) == sum(
+            graph == kind for *_, graph in step.links
+        )
+    if "weak" in kinds:
+        assert "dashed grey: weak" in " ".join(texts(parse(text)))

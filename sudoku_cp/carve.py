@@ -598,7 +598,7 @@ def carve(
     """One minimal puzzle per random state of ``rngs`` (B, 1) uint64, with its solution and witnesses.
 
     Minimal: no single given (``symmetric``: no pair) can go without a second solution.  A test
-    that spends ``cap`` nodes (default ``10 * n * n``) goes to ``oracle`` (a complete solver:
+    that spends ``cap`` nodes (default 40 a cell up to 16x16, 10 above) goes to ``oracle`` (a complete solver:
     the search's heavy tail on big grids); without an oracle the search runs to the end.  Stops
     at the deadline; ``done`` says which puzzles were finished.
     """
@@ -627,7 +627,9 @@ def carve(
     segs = _segments(geometry)
     seg_masks = np.empty(segs.cells.shape[0], np.uint64)
     clock = ChunkBudget(deadline or Deadline(None), max(50, 2_000_000 // cells), 50, 50_000_000)
-    node_cap = (10 * cells if cap is None else cap) if oracle is not None else np.iinfo(np.int64).max
+    if cap is None:  # up to 16x16 a long search still beats opening a SAT solver (1 s on 16x16)
+        cap = (40 if n <= 16 else 10) * cells
+    node_cap = cap if oracle is not None else np.iinfo(np.int64).max
 
     def answer() -> bool:
         """Hand the test in hand to the oracle and record its answer; False when it was stopped."""

@@ -192,7 +192,7 @@ class _SatOracle:
 
         from ..cnf.sudoku import AmoEncoding, CnfEncoding, encode_cnf
 
-        amo = AmoEncoding.PAIRWISE if self.geometry.n <= 36 else AmoEncoding.SEQCOUNTER
+        amo = AmoEncoding.PAIRWISE if self.geometry.n <= 16 else AmoEncoding.SEQCOUNTER
         cnf = encode_cnf(
             Grid.empty(self.geometry), CnfEncoding.EXTENDED, amo, deadline=self.deadline, use="solve"
         )
@@ -315,18 +315,21 @@ def _made(
     symmetric: bool,
     deadline: Deadline | None,
     prover: StepProver | None,
+    oracle: _SatOracle | None = None,
 ) -> Iterator[Generated]:
     """The proved puzzles of ``attempts`` of ``seed``, in attempt order (fewer when the deadline
-    passes: those finished and proved before it)."""
+    passes: those finished and proved before it); ``oracle``: a batch's SAT solver to share."""
     if deadline is not None and deadline.expired():
         return  # the carving's first chunk would run before it looks at the clock
-    oracle = _SatOracle(geometry, deadline)
+    own = oracle is None
+    sat = _SatOracle(geometry, deadline) if oracle is None else oracle
     try:
         carved: Carved = carve(
-            geometry, rng_states(seed, attempts), symmetric=symmetric, deadline=deadline, oracle=oracle
+            geometry, rng_states(seed, attempts), symmetric=symmetric, deadline=deadline, oracle=sat
         )
     finally:
-        oracle.close()
+        if own:
+            sat.close()
     done = np.flatnonzero(carved.done)
     if done.size == 0:
         return
@@ -408,26 +411,30 @@ def generate_puzzles(
     per_batch = max(1, _BATCH_CELLS // geometry.cells)
     made = 0
     attempt = 0
-    while made < count and (max_attempts is None or attempt < max_attempts):
-        size = per_batch if filtered else min(per_batch, count - made)
-        if max_attempts is not None:
-            size = min(size, max_attempts - attempt)
-        attempts = np.arange(attempt, attempt + size)
-        finished = 0
-        for generated in _made(geometry, seed, attempts, symmetric, deadline, None):
-            finished += 1
-            kept = _target(generated, rules, level, wanted, rated, deadline)
-            if kept is None:
-                if deadline is not None and deadline.expired():
+    oracle = _SatOracle(geometry, deadline)  # one SAT solver for every batch (its formula costs 1 s on 16x16)
+    try:
+        while made < count and (max_attempts is None or attempt < max_attempts):
+            size = per_batch if filtered else min(per_batch, count - made)
+            if max_attempts is not None:
+                size = min(size, max_attempts - attempt)
+            attempts = np.arange(attempt, attempt + size)
+            finished = 0
+            for generated in _made(geometry, seed, attempts, symmetric, deadline, None, oracle):
+                finished += 1
+                kept = _target(generated, rules, level, wanted, rated, deadline)
+                if kept is None:
+                    if deadline is not None and deadline.expired():
+                        return
+                    continue
+                made += 1
+                yield kept
+                if made == count:
                     return
-                continue
-            made += 1
-            yield kept
-            if made == count:
-                return
-        if finished < size:
-            return  # the deadline stopped the batch
-        attempt += size
+            if finished < size:
+                return  # the deadline stopped the batch
+            attempt += size
+    finally:
+        oracle.close()
 
 
 def _target(

@@ -207,6 +207,12 @@ def test_explain_rates_like_rate() -> None:
         steps = e.to_json()["steps"]
         assert isinstance(steps, list)
         assert any(step["rule"] == e.hardest and step["weight"] == e.rating for step in steps)
+        # the step named by number is the first of the rating's weight, and the headline names it
+        assert e.hardest_step is not None
+        shown = steps[e.hardest_step - 1]
+        assert (shown["rule"], shown["weight"]) == (e.hardest, e.rating)
+        assert all(step["weight"] < e.rating for step in steps[: e.hardest_step - 1])
+        assert e.headline().endswith(f"hardest {e.hardest} (step {e.hardest_step})")
 
 
 def test_rating_of_reads_the_heaviest_step() -> None:

@@ -38,13 +38,14 @@ Statuses: solved, stuck (no rule applies: reported, never guessed), unsat (a con
 solution), invalid (unreadable, or equal givens in a unit), unknown (--time-limit reached).
 
 With --json: one JSON object per puzzle: index (0-based), line, status, rating, level, hardest
-(the rule of the heaviest step, which set the rating), steps (each with rule, weight, placements
-and eliminations as [row, column, digit], cells [row, column], units, digits, and links {{from,
-to, digit, graph}} for a chain or cycle; all 1-based), grid (the final one-line grid),
-candidates (stuck: per row, per cell, the digits left), error, seconds. -o FILE writes the
-output to FILE, each line flushed as it comes; with --json, --resume continues an interrupted
-FILE (the puzzles it holds are skipped, the rest appended). Batches run in chunks of puzzles,
-here, on --jobs N local processes or on a Dask cluster (--cluster); the output keeps its order.
+(the rule of the heaviest step, which set the rating), hardest_step (its number), steps (each
+with rule, weight, placements and eliminations as [row, column, digit], cells [row, column],
+units, digits, and links {{from, to, digit, graph}} for a chain or cycle; all 1-based), grid
+(the final one-line grid), candidates (stuck: per row, per cell, the digits left), error,
+seconds. -o FILE writes the output to FILE, each line flushed as it comes; with --json, --resume
+continues an interrupted FILE (the puzzles it holds are skipped, the rest appended). Batches run
+in chunks of puzzles, here, on --jobs N local processes or on a Dask cluster (--cluster); the
+output keeps its order.
 
 --svg DIR writes a picture of every step that is not a single ('puzzle<k>-step<s>-<rule>.svg':
 the candidates, the pattern shaded, placements green, eliminations red, chains drawn between

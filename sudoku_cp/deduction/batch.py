@@ -73,7 +73,8 @@ class Explained:
     ``deduction`` is None for an invalid item (``error`` says why) and for one the deadline
     stopped before it began; ``error`` also carries the reason of unsat and unknown results.
     ``refuted``: with ``check``, the failed proof of a step (``proof.StepNotProved``'s message),
-    which ended the puzzle's explanation.
+    which ended the puzzle's explanation.  ``hardest_step``: the number (1-based) of the first
+    step of the rating's weight, the step that set it.
     """
 
     index: int
@@ -87,6 +88,7 @@ class Explained:
     error: str | None = None
     seconds: float = 0.0
     refuted: str | None = None
+    hardest_step: int | None = None
 
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
         # Sent from a worker without what cannot or need not travel: the rule objects (their
@@ -113,12 +115,16 @@ class Explained:
             self.error,
             self.seconds,
             self.refuted,
+            self.hardest_step,
         )
 
     def to_json(self) -> dict[str, object]:
-        """index (0-based), line, status, rating, level, hardest, steps (1-based cells), grid, and
-        for a stuck puzzle its candidates (per row, per cell, the digits left)."""
+        """index (0-based), line, status, rating, level, hardest, hardest_step (1-based: the step
+        that set the rating), steps (1-based cells), grid, and for a stuck puzzle its candidates
+        (per row, per cell, the digits left)."""
         obj = _head(self.index, self.line, self.status, self.rating, self.level, self.hardest)
+        if self.hardest_step is not None:
+            obj["hardest_step"] = self.hardest_step
         if self.error is not None:
             obj["error"] = self.error
         deduction = self.deduction
@@ -137,11 +143,12 @@ class Explained:
         return obj
 
     def headline(self) -> str:
-        """'solved in 52 steps, rating 4.2 (fiendish), hardest xy-wing' and the like."""
+        """'solved in 52 steps, rating 4.2 (fiendish), hardest xy-wing (step 31)' and the like."""
         steps = self.deduction.step_count if self.deduction is not None else 0
         if self.status is Status.SOLVED:
             text = f"solved in {steps} steps, rating {self.rating:.1f} ({self.level})"
-            return text + (f", hardest {self.hardest}" if self.hardest else "")
+            where = f" (step {self.hardest_step})" if self.hardest_step is not None else ""
+            return text + (f", hardest {self.hardest}{where}" if self.hardest else "")
         if self.status is Status.STUCK:
             return f"stuck after {steps} steps: no rule applies (rating {self.rating:.1f}, {self.level})"
         if self.status is Status.UNSAT:
@@ -246,7 +253,8 @@ def _explained(
     status, conflict = _unsat_or_invalid(grid, deduction.status)
     if conflict is not None:
         return Explained(item.index, item.line, status, grid, error=conflict, seconds=seconds)
-    value, hardest = rating_of(deduction, grid, deadline=deadline)
+    value, hardest = rating_of(deduction)
+    index = deduction.hardest_index
     return Explained(
         item.index,
         item.line,
@@ -258,6 +266,7 @@ def _explained(
         hardest,
         deduction.reason,
         seconds,
+        hardest_step=None if index is None or hardest is None else index + 1,
     )
 
 

@@ -14,7 +14,7 @@ never returned):
 - uniqueness: the native ``backtrack`` search (``native.backtrack.search_batch``, its own
   kernels and rules, a whole batch in one call) counts each puzzle's solutions to two, to the
   end, and must find exactly the known one; a puzzle it has not finished within
-  ``PROOF_SECONDS`` goes to SAT (``proof.StepProver.other_solution``: the known solution
+  ``PROOF_SECONDS`` (under a deadline: the time left) goes to SAT (``proof.StepProver.other_solution``: the known solution
   blocked, the givens assumed; unsatisfiable means unique);
 - minimality: every witness is checked with numpy (``carve.check_witnesses``): a valid grid that
   keeps every other given and changes this one.
@@ -29,6 +29,7 @@ same puzzles whatever else runs and however attempts are batched.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -197,7 +198,15 @@ class _SatOracle:
             Grid.empty(self.geometry), CnfEncoding.EXTENDED, amo, deadline=self.deadline, use="solve"
         )
         solver = Solver(name="cadical195")
-        solver.append_formula(list(cnf.clauses()))
+        try:
+            clauses = cnf.clauses()
+            while chunk := list(itertools.islice(clauses, 1 << 15)):  # the deadline between chunks
+                if self.deadline is not None:
+                    self.deadline.check("loading the carving's SAT solver")
+                solver.append_formula(chunk)
+        except BaseException:
+            solver.delete()
+            raise
         self._cnf, self._solver = cnf, solver
 
     def __call__(self, givens: np.ndarray, cell: int, digit: int) -> np.ndarray | bool | None:
@@ -239,10 +248,10 @@ def _prove_unique(
     second solution turned up: the puzzle is then dropped, not returned)."""
     from ..native.backtrack import search_batch
 
-    seconds = PROOF_SECONDS
-    if deadline is not None and deadline.remaining() is not None:
-        seconds = min(seconds, max(float(deadline.remaining() or 0.0), 1e-3))
-    run = search_batch(geometry, puzzles, limit=2, keep=True, time_limit=seconds)
+    # Each puzzle gets PROOF_SECONDS; under a deadline the whole batch stops at it (never later).
+    limited = deadline is not None and deadline.remaining() is not None
+    limit: float | Deadline = deadline if limited and deadline is not None else PROOF_SECONDS
+    run = search_batch(geometry, puzzles, limit=2, keep=True, time_limit=limit)
     found: dict[int, list[np.ndarray]] = {}
     for owner, grid in zip(run.owner, run.solutions, strict=True):
         found.setdefault(int(owner), []).append(grid)

@@ -136,7 +136,8 @@ class NishioInstance:
             if n > MAX_MASK_SIDE:
                 raise InstanceTooLargeError(
                     f"a {n}x{n} instance is too large for a dense mask (at most {MAX_MASK_SIDE}x"
-                    f"{MAX_MASK_SIDE}); this method needs one: use the sat, cpsat or dlx decision"
+                    f"{MAX_MASK_SIDE}), which a closure S' needs; decide it instead: sudoku-cp encode "
+                    "--nishio --to cnf and a SAT solver, or a sat, cpsat or dlx method's decide() from Python"
                 )
             mask = np.zeros((n, n), dtype=bool)
             mask[self.rows, self.cols] = True

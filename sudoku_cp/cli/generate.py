@@ -61,9 +61,9 @@ and its solution, see below) before the puzzle is written; with --json its line 
 certificate ("certificate").  A puzzle whose uniqueness cannot be certified is left out with a
 note on standard error naming the claim, and the command exits with 3.
 
-Speed (CPU seconds, whole batch, unrated; benchmarks/README.md): 9x9 about 950 puzzles/s, 16x16
-about 15/s; 25x25 and larger take minutes a puzzle: use --time-limit.  A target also rates or
-explains every attempt.
+Speed (per CPU second, whole batch, unrated; benchmarks/README.md): 9x9 750-1,000 puzzles,
+16x16 about 15 (--symmetric 30); 25x25 and larger do not finish within minutes yet: use
+--time-limit.  A target also rates or explains every attempt.
 
 {RULES_TABLE}
 

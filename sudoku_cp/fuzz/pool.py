@@ -1,10 +1,11 @@
 """Where a fuzzing run's calls run: one set of worker processes for the whole run.
 
 A run alternates between judging cases and shrinking a failure, and shrinking is many small
-batches (one per ddmin step, each a handful of candidate puzzles).  Starting worker processes
-per batch cost more than the calls of a fast solver, and each new worker had to make its solver
-and ground truth again; so ``CallPool`` starts ``jobs`` workers once (forked, so they inherit the
-Python solvers registered before) and sends every batch to them.
+batches (one per ddmin step, each a handful of candidate puzzles).  With worker processes
+started per batch, a command-line run (whose own process makes nothing) had every batch's new
+workers make their ground truth and case generator afresh, and ``--jobs 2`` was no faster than
+one job (benchmarks/README.md, ``fuzz.py``); so ``CallPool`` starts ``jobs`` workers once
+(forked, so they inherit the Python solvers registered before) and sends every batch to them.
 
 Before the workers are forked, this process makes what their first calls would make
 (``calls.warm_up``: the ground truth, the case generator's kernels), so they start warm.

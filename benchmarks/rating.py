@@ -10,16 +10,20 @@
 2. Prints Spearman's rank correlation with Explainer's ratings on the first 5,000 puzzles (the
    ones every choice of the scale was judged on), the last 5,000 and all of them, and a table
    of our rating against theirs.
-3. Draws ``results/rating_vs_explainer.png`` (one panel per rule set; each disc is a pair of
+3. Compares with the ratings the two-engine ``rate`` gave the same puzzles before the one engine
+   (``results/rating_two_engines.json.gz``: status, rating, hardest step per puzzle): how many
+   keep their rating (and hardest step), how many were solved and are stuck now, and back.
+4. Draws ``results/rating_vs_explainer.png`` (one panel per rule set; each disc is a pair of
    ratings, its area the number of puzzles) and writes ``results/rating_sudoku_exchange.json``.
-4. Speed: ``rate`` against the engine alone (``deduce``) on ``--speed`` generated minimal 9x9
-   puzzles (``results/generated_3x3_seed1.txt`` from ``deduction.py``, made here when absent),
-   in CPU seconds of this process: what the rating path costs.
+5. Speed: ``rate`` on ``--speed`` generated minimal 9x9 puzzles (``results/generated_3x3_seed1.txt``
+   from ``deduction.py``, made here when absent), in CPU seconds of this process, and the share
+   of them whose solve needs a rule beyond the compiled local ones.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import time
 from collections import Counter
@@ -31,7 +35,6 @@ import numpy as np
 from common import ROOT, SHARED, load_average, machine
 from scipy.stats import spearmanr
 
-from sudoku_cp.deduction.engine import deduce
 from sudoku_cp.deduction.generate import generate_puzzles
 from sudoku_cp.deduction.rate import STUCK_RATING, rate
 from sudoku_cp.deduction.rules import select_rules
@@ -43,6 +46,7 @@ PUZZLES = SHARED / "sudoku9" / "sudoku_exchange_diabolical_10k.txt"
 RATINGS = SHARED / "sudoku9" / "sudoku_exchange_diabolical_10k_ratings.txt"
 RESULTS = ROOT / "benchmarks" / "results"
 GENERATED = RESULTS / "generated_3x3_seed1.txt"
+BEFORE = RESULTS / "rating_two_engines.json.gz"
 TRAIN = 5_000  # the first puzzles: where the scale's choices were judged
 SETS = {"default": False, "uniqueness": True}
 TITLES = {"default": "default rules", "uniqueness": "default + uniqueness rules"}
@@ -124,7 +128,7 @@ def _plot(results: dict[str, dict[str, object]], theirs: np.ndarray, path: Path)
 
 
 def _speed(count: int) -> dict[str, float]:
-    """CPU seconds of the engine alone and of ``rate`` on generated minimal 9x9 puzzles."""
+    """CPU seconds of ``rate`` on generated minimal 9x9 puzzles."""
     if GENERATED.exists():
         lines = [line for line in GENERATED.read_text().splitlines() if line.strip()][:count]
     else:
@@ -132,21 +136,35 @@ def _speed(count: int) -> dict[str, float]:
         lines = [format_line(made.puzzle) for made in generate_puzzles(geometry, count, 1)]
     grids = [parse_grid(line) for line in lines]
     rules = select_rules()
+    compiled = {rule.name for rule in rules if rule.local_id >= 0}
     for grid in grids[:50]:  # warm the compiled kernels
         rate(grid, rules)
     start = time.process_time()
-    nonlocal_ = sum(bool(deduce(grid, rules, record=False).steps) for grid in grids)
-    engine = time.process_time() - start
-    start = time.process_time()
-    for grid in grids:
-        rate(grid, rules)
+    ratings = [rate(grid, rules) for grid in grids]
     rated = time.process_time() - start
+    beyond = sum(any(count and name not in compiled for name, count in r.counts.items()) for r in ratings)
     return {
         "puzzles": len(grids),
-        "need_nonlocal_percent": round(100 * nonlocal_ / len(grids), 1),
-        "engine_per_s": round(len(grids) / engine),
+        "need_nonlocal_percent": round(100 * beyond / len(grids), 1),
         "rate_per_s": round(len(grids) / rated),
-        "path_ms_per_nonlocal_puzzle": round(1000 * (rated - engine) / max(nonlocal_, 1), 2),
+    }
+
+
+def _before(label: str, rows: list[tuple[float, str | None, str]]) -> dict[str, int] | None:
+    """The ratings of the two-engine rate on the same puzzles against these: kept, changed, stuck."""
+    if not BEFORE.exists():
+        return None
+    with gzip.open(BEFORE, "rt") as f:
+        before = json.load(f)[label][: len(rows)]
+    pairs = list(zip(before, rows, strict=True))
+    return {
+        "same_rating": sum(old[1] == new[0] for old, new in pairs),
+        "same_rating_and_hardest": sum(old[1] == new[0] and old[2] == new[1] for old, new in pairs),
+        "same_hardest_other_rating": sum(old[1] != new[0] and old[2] == new[1] for old, new in pairs),
+        "lower": sum(old[1] is not None and new[0] < old[1] for old, new in pairs),
+        "higher": sum(old[1] is not None and new[0] > old[1] for old, new in pairs),
+        "solved_then_stuck_now": sum(old[0] == "solved" and new[2] != "solved" for old, new in pairs),
+        "stuck_then_solved_now": sum(old[0] != "solved" and new[2] == "solved" for old, new in pairs),
     }
 
 
@@ -184,8 +202,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         print("hardest steps:", ", ".join(f"{name} {count}" for name, count in hardest))
         table = _table(ours, theirs)
         _print_table(table)
+        before = _before(label, rows)
+        if before is not None:
+            print("against the two-engine rate:", ", ".join(f"{k} {v}" for k, v in before.items()))
         results[label] = {
             "spearman": spearman,
+            "before": before,
             "seconds": round(seconds, 1),
             "stuck": stuck,
             "hardest": dict(hardest),
@@ -196,8 +218,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if speed:
         print(
             f"\nspeed on {speed['puzzles']} generated 9x9 ({speed['need_nonlocal_percent']} % need "
-            f"the nonlocal rules): engine alone {speed['engine_per_s']}/s, rate {speed['rate_per_s']}/s "
-            f"(the path: {speed['path_ms_per_nonlocal_puzzle']} ms per puzzle that needs it; CPU time)"
+            f"rules beyond the compiled local ones): rate {speed['rate_per_s']}/s (CPU time)"
         )
     RESULTS.mkdir(exist_ok=True)
     if not args.no_plot:

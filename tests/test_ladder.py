@@ -71,3 +71,29 @@ def test_ladder_rung_command_end_to_end(
     if program is not None:  # the program the ladder is measured with: exit 10 sat, 20 unsat
         done = subprocess.run([program, "-q", cnf], capture_output=True, timeout=120, check=False)
         assert done.returncode == (10 if expected == "sat" else 20), done.stdout[-500:]
+
+
+def test_plain_sat_searches_like_the_cadical_program(tmp_path: Path) -> None:
+    """``nishio --method sat``'s solver makes the program's conflicts, one for one, so its time on
+    the ladder follows the program's (README, "The ladder"); CaDiCaL 1.9.5 makes 1,047 here."""
+    import re
+
+    from sudoku_cp.nishio.cnf import stream_nishio_dimacs
+    from sudoku_cp.nishio.sat import DEFAULT_SAT_SOLVER
+    from sudoku_cp.reduction.families import family_instance
+
+    program = shutil.which("cadical")
+    if program is None:
+        pytest.skip("the cadical program is not installed")
+    asked = subprocess.run([program, "--version"], capture_output=True, text=True, check=False)
+    version = asked.stdout.strip()
+    if version not in ("1.5.3", "sc2021"):  # Debian's package 1.5.3 calls itself sc2021
+        pytest.skip(f"the cadical program is version {version!r}, not the default's 1.5.3")
+    cnf = tmp_path / "tseitin30.cnf"
+    stream_nishio_dimacs(family_instance("tseitin", 30, 0).reduction.instance, "seqcounter", cnf)
+    done = subprocess.run([program, str(cnf)], capture_output=True, text=True, timeout=120, check=False)
+    found = re.search(r"^c\s+conflicts:\s+(\d+)", done.stdout, re.MULTILINE)
+    assert done.returncode == 20 and found is not None, done.stdout[-500:]
+    with Solver(name=DEFAULT_SAT_SOLVER, bootstrap_with=CNF(from_file=str(cnf)).clauses) as solver:
+        assert solver.solve() is False
+        assert solver.accum_stats()["conflicts"] == int(found.group(1)) == 2820

@@ -282,19 +282,7 @@ def _chain_search(
             if out[6] >= 0 or (chains and (out[0] >= 0 or out[3] >= 0)):
                 found = True
         if found:
-            # each find traced back: [source, ..., end] (the loop: then w, whose strong link closes it)
-            walk = np.empty(2 * m + 2, np.int64)
-            for k in range(3):
-                if ends[2 * k] < 0:
-                    continue
-                size = _trace(weak, strong, m, ends[2 * k], ends[2 * k + 1], walk)
-                if k == 2:
-                    walk[size] = ends[6]
-                    size += 1
-                out[9 + k] = size
-                for i in range(size):
-                    paths[k, i, 0] = cells[walk[i]]
-                    paths[k, i, 1] = digits[walk[i]]
+            _trace_all(weak, strong, m, ends, cells, digits, out, paths)
             return
         grew = False
         for v in range(m):
@@ -314,8 +302,36 @@ def _chain_search(
                 if new:
                     grew = True
         if not grew:
+            _trace_all(weak, strong, m, ends, cells, digits, out, paths)  # finds of earlier levels
             return
         level += 1
+
+
+@numba.njit(cache=True)
+def _trace_all(
+    weak: np.ndarray,
+    strong: np.ndarray,
+    m: int,
+    ends: np.ndarray,
+    cells: np.ndarray,
+    digits: np.ndarray,
+    out: np.ndarray,
+    paths: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    """Each find of ``_chain_search`` traced back: [source, ..., end] (the loop: then w, whose
+    strong link closes it), as (cell, digit) rows in ``paths[k]``, its length in ``out[9 + k]``."""
+    walk = np.empty(2 * m + 2, np.int64)
+    for k in range(3):
+        if ends[2 * k] < 0:
+            continue
+        size = _trace(weak, strong, m, ends[2 * k], ends[2 * k + 1], walk)
+        if k == 2:
+            walk[size] = ends[6]
+            size += 1
+        out[9 + k] = size
+        for i in range(size):
+            paths[k, i, 0] = cells[walk[i]]
+            paths[k, i, 1] = digits[walk[i]]
 
 
 @numba.njit(cache=True)

@@ -4,8 +4,10 @@ usage errors in one line, --resume."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -157,3 +159,35 @@ def test_a_run_cut_before_its_summary_counts_up_to_its_last_failure() -> None:
     assert spent_seconds([], {"seconds": 12.0}) == 12.0  # a file from before "spent" was recorded
     assert spent_seconds([{"index": 1, "spent": "soon"}], None) == 0.0
     assert spent_seconds([], None) == 0.0
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, ended but not yet reaped, does not)."""
+    try:
+        os.kill(pid, 0)
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except (ProcessLookupError, FileNotFoundError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc to see which processes are left")
+def test_calls_left_running_when_a_run_stops_leave_no_program_behind(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pids = tmp_path / "pids"
+    pids.touch()
+    # case 0, a full 2x2 grid, is answered wrong at once; cases 1-3, out on the two workers
+    # meanwhile, hang until their time limit: the run stops at case 0 with them still running.
+    command = program("full_wrong.py", str(pids))
+    code, _, _ = run(
+        capsys, "fuzz", "--solver-cmd", command, "--jobs", "2", "--timeout", "2", "--no-shrink", "--json"
+    )
+    assert code == 4
+    started = [int(pid) for pid in pids.read_text().split()]
+    assert started  # the calls left running did start their programs
+    for _ in range(50):  # a killed program's process group ends a moment later
+        if not any(_alive(pid) for pid in started):
+            break
+        time.sleep(0.1)
+    assert not [pid for pid in started if _alive(pid)]

@@ -32,6 +32,7 @@ FLOORS: dict[str, int] = {
     "cnf": 1,
     "exact_cover": 1,
     "cpsat": 1,
+    "sat_solvers": 1,
     "generate": 1,
     # engines
     "native": 2,

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
-from pysat.solvers import Solver, SolverNames
+from pysat.solvers import Solver
 
 from ..cnf.sudoku import AmoEncoding, CnfEncoding, SudokuCnf, encode_cnf, encode_geometry_cnf
 from ..cnf.varmap import GridVarMap
@@ -35,6 +35,7 @@ from ..grid import Grid
 from ..limits import Deadline, ModelTooLarge, TimeLimitReached, solve_limited
 from ..outcome import REASON_TIME_LIMIT
 from ..propagation import propagate
+from ..sat_solvers import incremental, solver_names
 from .base import BackendError, BatchAnswers, OneByOne, SearchResult, checked_answers, refusal, stopped
 
 if TYPE_CHECKING:  # multiprocessing is imported when a portfolio starts, not with the backend
@@ -58,14 +59,58 @@ BATCH_SOLVER = "minicard"
 
 def pysat_solver_names() -> list[str]:
     """Every solver name (and alias) python-sat accepts."""
-    names = (getattr(SolverNames, attr) for attr in vars(SolverNames) if not attr.startswith("_"))
-    return sorted({alias for aliases in names for alias in aliases})
+    return solver_names()
 
 
-def check_solver_name(name: str) -> str:
-    if name not in pysat_solver_names():
-        raise BackendError(f"unknown pysat solver {name!r}; choose from {', '.join(pysat_solver_names())}")
+def check_solver_name(name: str, *, incremental_only: bool = False) -> str:
+    """``name`` when python-sat has that solver (and, with ``incremental_only``, when it can take
+    clauses after a solve and assumptions); BackendError otherwise."""
+    if name not in solver_names():
+        raise BackendError(f"unknown pysat solver {name!r}; choose from {', '.join(solver_names())}")
+    if incremental_only and not incremental(name):
+        raise BackendError(
+            f"pysat:{name} solves a formula once (no clauses after a solve, no assumptions), which "
+            "this batch path needs; use it one puzzle at a time, or choose another solver"
+        )
     return name
+
+
+def _stats(solver: Solver) -> dict[str, int]:
+    """The solver's running totals where it reports them (python-sat's kissat does not)."""
+    try:
+        return dict(solver.accum_stats() or {})
+    except NotImplementedError:
+        return {}
+
+
+def _enumerate_anew(
+    name: str, options: dict[str, int], cnf: SudokuCnf, limit: int, deadline: Deadline
+) -> tuple[list[np.ndarray], bool, str | None, dict[str, int]]:
+    """``_enumerate`` for a solver that solves once: a new solver per model, given the model's
+    clauses and every blocking clause so far: (solutions, complete, reason, stats)."""
+    solutions: list[np.ndarray] = []
+    blocks: list[list[int]] = []
+    stats: dict[str, int] = {}
+    while True:
+        with Solver(name=name) as solver:
+            _configure(solver, options)
+            try:
+                _load_clauses(solver, cnf, deadline)
+            except TimeLimitReached:
+                return solutions, False, REASON_TIME_LIMIT, stats
+            solver.append_formula(blocks)
+            found, complete, reason = _enumerate(solver, cnf.varmap, 1, deadline)
+            for key, value in _stats(solver).items():
+                stats[key] = stats.get(key, 0) + value
+        if not found:
+            return solutions, complete, reason, stats
+        solutions.append(found[0])
+        block = (-cnf.varmap.solution_literals(found[0])).tolist()
+        if len(solutions) >= limit:
+            return solutions, False, None, stats
+        if not block:  # no open variable: this was the only model
+            return solutions, True, None, stats
+        blocks.append(block)
 
 
 def _enumerate(
@@ -138,6 +183,10 @@ class PysatBackend(OneByOne):
             return SearchResult(np.zeros((0, puzzle.n, puzzle.n), np.int16), True, stats=stats)
         options = [solver_options(self.solver, puzzle.n, worker) for worker in range(2)]
         workers = _portfolio_size(self.workers) if puzzle.n >= BIG_SIDE and cnf.n_vars else 1
+        if not incremental(self.solver):
+            found, complete, reason, totals = _enumerate_anew(self.solver, options[0], cnf, limit, deadline)
+            stats.update(totals)
+            return _result(puzzle, found, complete, reason, keep, self.name, stats)
         if workers > 1:
             found, complete, reason, solver_stats = _portfolio(
                 cnf, self.solver, options, limit, deadline, workers
@@ -151,7 +200,7 @@ class PysatBackend(OneByOne):
             except TimeLimitReached as stop:
                 return stopped(puzzle.n, str(stop), stats)
             found, complete, reason = _enumerate(solver, cnf.varmap, limit, deadline)
-            stats.update(solver.accum_stats() or {})
+            stats.update(_stats(solver))
         return _result(puzzle, found, complete, reason, keep, self.name, stats)
 
 
@@ -270,7 +319,7 @@ def _worker(
                     break
                 if found < limit:
                     solver.add_clause(_renumber(block, mapping).tolist())
-            conn.send(("done", complete, dict(solver.accum_stats() or {})))
+            conn.send(("done", complete, _stats(solver)))
     except Exception as error:  # reported to the parent, which names the solver
         conn.send(("error", f"{type(error).__name__}: {error}"))
     finally:
@@ -379,7 +428,7 @@ class IncrementalPysat:
 
     def __init__(self, geometry: Geometry, solver: str = DEFAULT_SOLVER) -> None:
         self.geometry = geometry
-        self.name = f"pysat:{check_solver_name(solver)}"
+        self.name = f"pysat:{check_solver_name(solver, incremental_only=True)}"
         self._cnf = encode_geometry_cnf(Grid.empty(geometry))
         self._solver = Solver(name=solver, bootstrap_with=self._cnf.clauses())
         self._next_var = self._cnf.n_vars + 1
@@ -390,7 +439,7 @@ class IncrementalPysat:
 
     def accum_stats(self) -> dict[str, int]:
         """The solver's running totals (conflicts, decisions, ...) where it reports them."""
-        return dict(self._solver.accum_stats() or {})
+        return _stats(self._solver)
 
     def __enter__(self) -> IncrementalPysat:
         return self

@@ -300,7 +300,7 @@ class BatchPysat(Backend):
         """``locked``/``pairs``: stronger propagation first on grids other than 9x9 (see
         ``propagation``; 9x9 always has both, see ``_propagate``); ``box_clauses``: also "at least
         one" per box and digit; ``ranked``: branching-friendly variable numbering (see ``_compact_batch``)."""
-        self.solver = check_solver_name(solver)
+        self.solver = check_solver_name(solver, incremental_only=True)
         self.rules = {"locked": locked, "pairs": pairs}
         self.box_clauses = box_clauses
         self.ranked = ranked
@@ -531,7 +531,7 @@ class PysatBatchBackend(PysatBackend):
         amo: AmoEncoding = AmoEncoding.PAIRWISE,
     ) -> None:
         super().__init__(solver, CnfEncoding.OPTIMIZED, amo)
-        self.batch_solver = check_solver_name(batch_solver)
+        self.batch_solver = check_solver_name(batch_solver, incremental_only=True)
         self._batch: BatchPysat | None = None
 
     @property

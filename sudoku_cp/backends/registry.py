@@ -86,11 +86,14 @@ def _cnf_options(options: MakeOptions) -> tuple[CnfEncoding, AmoEncoding]:
 
 
 def _make_pysat(variant: str, options: MakeOptions) -> Backend:
+    from ..sat_solvers import incremental, solver_names
     from .pysat_backend import BATCH_SOLVER, DEFAULT_SOLVER, PysatBackend
     from .pysat_batch import PysatBatchBackend
 
     encoding, amo = _cnf_options(options)
-    if options.encoding is not None:  # a chosen CNF model: puzzle by puzzle
+    # A chosen CNF model, or a solver that solves once (the batch path needs assumptions and
+    # blocking clauses): puzzle by puzzle.
+    if options.encoding is not None or (variant and variant in solver_names() and not incremental(variant)):
         return PysatBackend(variant or DEFAULT_SOLVER, encoding, amo)
     # Batches ignore the at-most-one encoding: their model uses native cardinality constraints.
     return PysatBatchBackend(variant or DEFAULT_SOLVER, variant or BATCH_SOLVER, amo=amo)

@@ -18,17 +18,18 @@ whole-puzzle backend's ``pysat:<solver>``; plain ``sat`` is ``DEFAULT_SAT_SOLVER
 from __future__ import annotations
 
 import numpy as np
-from pysat.solvers import Solver, SolverNames
+from pysat.solvers import Solver
 
 from ..cnf.sudoku import AmoEncoding
 from ..limits import Deadline, solve_limited
 from ..outcome import REASON_TIME_LIMIT
+from ..sat_solvers import canonical_solver, incremental
 from .cnf import NishioCnf, encode_nishio_cnf
 from .instance import NishioInstance
 from .method import NO_PLACEMENT, Decision, NishioCount, NishioMethod
 from .placement import checked_placement
 
-__all__ = ["DEFAULT_SAT_SOLVER", "SAT_CLOSURE_STRATEGIES", "SatNishio", "pysat_solver", "sat_method_name"]
+__all__ = ["DEFAULT_SAT_SOLVER", "SAT_CLOSURE_STRATEGIES", "SatNishio", "sat_method_name"]
 
 #: Closure strategies: the activation-literal covering loop, or enumeration of every placement.
 SAT_CLOSURE_STRATEGIES = ("cover", "enumerate")
@@ -40,27 +41,12 @@ SAT_CLOSURE_STRATEGIES = ("cover", "enumerate")
 DEFAULT_SAT_SOLVER = "cadical153"
 
 
-def pysat_solver(name: str) -> str:
-    """python-sat's own name of a solver given by any of its aliases (``cd15`` -> ``cadical153``);
-    ValueError naming the choices when python-sat has none of that name."""
-    for solver, aliases in vars(SolverNames).items():
-        if not solver.startswith("_") and name in aliases:
-            return solver
-    known = sorted(s for s in vars(SolverNames) if not s.startswith("_"))
-    raise ValueError(f"unknown python-sat solver {name!r}; choose from {', '.join(known)}")
-
-
-#: python-sat solvers that ignore assumptions (python-sat warns, then solves without them): the
-#: covering loop would never end and ``solve_limited``'s answers would be wrong under assumptions.
-_NO_ASSUMPTIONS = ("kissat404",)
-
-
 def sat_method_name(solver: str) -> str:
     """The method's one name for a python-sat solver: ``sat`` for the default, else
     ``sat:<solver>`` with python-sat's own name of the solver (aliases resolved); ValueError for
     an unknown solver or one that ignores assumptions."""
-    solver = pysat_solver(solver)
-    if solver in _NO_ASSUMPTIONS:
+    solver = canonical_solver(solver)
+    if not incremental(solver):
         raise ValueError(
             f"python-sat's {solver} ignores assumptions, which sat's closure needs; choose another"
         )
@@ -121,7 +107,7 @@ class SatNishio(NishioMethod):
                 f"unknown closure strategy {closure!r} (one of {', '.join(SAT_CLOSURE_STRATEGIES)})"
             )
         self.name = sat_method_name(solver)
-        self.solver = pysat_solver(solver)
+        self.solver = canonical_solver(solver)
         self.amo = AmoEncoding(amo)
         self.closure_strategy = closure
 

@@ -162,3 +162,10 @@ def test_bad_requests_are_usage_errors(
     code, out, err = run(capsys, "generate", *argv)
     assert code == 2 and out == ""
     assert message in err.strip().splitlines()[-1] and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_a_big_grid_under_a_time_limit_ends_with_a_note(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "generate", "--box", "5x5", "--time-limit", "2")
+    assert code == 3 and out == ""
+    assert err == "sudoku-cp: note: 0 of 1 puzzles made: the time limit was reached\n"

@@ -14,8 +14,9 @@ never returned):
 - uniqueness: the native ``backtrack`` search (``native.backtrack.search_batch``, its own
   kernels and rules, a whole batch in one call) counts each puzzle's solutions to two, to the
   end, and must find exactly the known one; a puzzle it has not finished within
-  ``PROOF_SECONDS`` (under a deadline: the time left) goes to SAT (``proof.StepProver.other_solution``: the known solution
-  blocked, the givens assumed; unsatisfiable means unique);
+  ``PROOF_SECONDS`` (under a deadline: the time left) goes to SAT
+  (``proof.StepProver.other_solution``: the known solution blocked, the givens assumed;
+  unsatisfiable means unique);
 - minimality: every witness is checked with numpy (``carve.check_witnesses``): a valid grid that
   keeps every other given and changes this one.
 

@@ -191,3 +191,33 @@ def test_calls_left_running_when_a_run_stops_leave_no_program_behind(
             break
         time.sleep(0.1)
     assert not [pid for pid in started if _alive(pid)]
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc to see which processes are left")
+def test_ctrl_c_stops_the_workers_programs_too(tmp_path: Path) -> None:
+    import signal
+
+    pids = tmp_path / "pids"
+    pids.touch()
+    argv = [sys.executable, "-m", "sudoku_cp", "fuzz", "--solver-cmd", program("hang.py", str(pids))]
+    argv += ["--jobs", "2", "--timeout", "60", "--cases", "20"]
+    # its own session: the Ctrl-C goes to its process group (the command and its workers) only
+    command = subprocess.Popen(argv, start_new_session=True, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(600):  # both workers running a program (each writes its child's pid)
+            if len(pids.read_text().split()) >= 2 or command.poll() is not None:
+                break
+            time.sleep(0.1)
+        os.killpg(command.pid, signal.SIGINT)
+        _, err = command.communicate(timeout=60)
+    finally:
+        if command.poll() is None:
+            command.kill()
+    assert command.returncode == 130, err
+    started = [int(pid) for pid in pids.read_text().split()]
+    assert len(started) >= 2
+    for _ in range(50):
+        if not any(_alive(pid) for pid in started):
+            break
+        time.sleep(0.1)
+    assert not [pid for pid in started if _alive(pid)]

@@ -22,6 +22,7 @@ on a Dask cluster each batch goes through ``executor.run_ordered``.
 from __future__ import annotations
 
 import math
+import os
 import signal
 from collections import deque
 from collections.abc import Generator, Iterable, Iterator
@@ -37,19 +38,40 @@ __all__ = ["CallPool"]
 _LINGER = 5.0  # seconds a call left running gets to end at the close, beyond twice its time limit
 
 
+_STOP_GRACE = 2.0  # seconds the calls running at a Ctrl-C get to kill their programs
+_calling = False  # in a worker: whether a call is running
+_stopped = False  # in a worker: a Ctrl-C came; the calls already queued to it are not run
+
+
 def _guarded(call: Call) -> Outcome:
     """The call's outcome; a bug of ours while running it is the call's crash, not the run's end."""
+    global _calling
+    if _stopped:
+        raise KeyboardInterrupt
+    _calling = True
     try:
         return run_call(call)
     except (KeyboardInterrupt, SystemExit, MemoryError):
         raise
     except Exception as problem:
         return crashed(call, f"{type(problem).__name__}: {problem}")
+    finally:
+        _calling = False
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    # Ctrl-C reaches the whole process group.  A call running stops as it would in this process
+    # (its program's process group killed: a worker killed meanwhile would leave the program
+    # running); an idle worker ends quietly, the parent stops the pool.
+    global _stopped
+    _stopped = True
+    if _calling:
+        raise KeyboardInterrupt
+    os._exit(130)
 
 
 def _quiet_worker() -> None:
-    # Ctrl-C reaches the whole process group: the parent stops the workers, they stay quiet.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, _interrupted)
 
 
 class CallPool:
@@ -144,13 +166,14 @@ class CallPool:
             self._pool = None
 
     def close(self, wait: bool = True) -> None:
-        """Stop the workers; with ``wait``, the calls still running first get ``linger`` seconds
-        to end (a worker killed mid-call cannot kill the program it runs, which would be left
-        behind), without it they are killed with their workers at once (Ctrl-C)."""
-        if wait and self._pool is not None:
+        """Stop the workers; the calls still running first get ``linger`` seconds to end (a worker
+        killed mid-call cannot kill the program it runs, which would be left behind), or without
+        ``wait`` (Ctrl-C, which stops them) a moment to kill their programs."""
+        if self._pool is not None:
             from concurrent.futures import wait as wait_for
 
-            wait_for([f for f in self._running if not f.cancel()], timeout=self.linger)
+            left = [f for f in self._running if not f.cancel()]
+            wait_for(left, timeout=self.linger if wait else _STOP_GRACE)
         self._running.clear()
         self._restart()
 

@@ -31,13 +31,12 @@ from types import TracebackType
 from typing import Any
 
 from ..executor import Executor, run_ordered, stop_pool
+from ..limits import Sigint
 from .calls import CALL_WORK, Call, Outcome, crashed, run_call, warm_up
 
 __all__ = ["CallPool"]
 
 _LINGER = 5.0  # seconds a call left running gets to end at the close, beyond twice its time limit
-
-
 _STOP_GRACE = 2.0  # seconds the calls running at a Ctrl-C get to kill their programs
 _calling = False  # in a worker: whether a call is running
 _stopped = False  # in a worker: a Ctrl-C came; the calls already queued to it are not run
@@ -131,6 +130,7 @@ class CallPool:
                 try:
                     outcome = future.result()
                 except BrokenProcessPool:
+                    Sigint.check()  # an idle worker ends at a Ctrl-C: no new pool then
                     # Every call out was lost with the pool: each runs again alone, in order, so
                     # a death is charged to the call that caused it.
                     lost = [call for call, _ in out]

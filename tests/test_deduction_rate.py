@@ -342,3 +342,21 @@ def test_the_measured_techniques_on_other_box_shapes_are_proved_by_sat(
     rating = rate(grid)
     assert rating.status is deduction.status
     assert rating.rating == (deduction.weight if deduction.status is Status.SOLVED else STUCK_RATING)
+
+
+# Sudoku Exchange puzzles the chains leave stuck (Sukaku Explainer 8.x: forcing chains).
+FORCING = [
+    "006000200900000004243000896000591000002080300400203001300000007000907000010408020",
+    "700040006000759000900801003000524000030000020400000007501000208080000010209000304",
+]
+
+
+@pytest.mark.parametrize("line", FORCING)
+def test_forcing_chains_finish_what_the_chains_leave_and_are_proved_by_sat(line: str) -> None:
+    grid = parse_grid(line)
+    without = deduce(grid, [rule for rule in select_rules() if rule.family != "forcing"], record=False)
+    assert without.status is Status.STUCK
+    deduction = deduce(grid, check=True)  # every step proved by SAT as it is taken
+    assert deduction.status is Status.SOLVED
+    assert deduction.hardest in ("region-forcing-chains", "cell-forcing-chains")
+    assert rate(grid).rating == deduction.weight >= 8.2

@@ -1,7 +1,7 @@
 """The rule table: every rule in the engine's order (simplest first), and rule-set selection.
 
 Families (the names ``--rules`` takes): singles, locked, subsets, fish, wings, xchains, als, matching,
-bilocation, chains, bivalue, twosat, nishio, uniqueness.  The order follows the weights, which
+bilocation, chains, bivalue, twosat, nishio, forcing, uniqueness.  The order follows the weights, which
 follow Sudoku Explainer's difficulty scale for the patterns it shares with us (see ``rate``);
 a rule whose steps weigh what their instance needs (chains by length) has its lightest step's
 weight here, and each step carries its own (``Step.weight``).
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...errors import SudokuCpError
-from . import aic, chains, matching, nishio, twosat, uniqueness, wings
+from . import aic, chains, forcing, matching, nishio, twosat, uniqueness, wings
 from .base import Rule, local_finder
 
 __all__ = ["FAMILIES", "RULES", "RuleSetError", "select_rules"]
@@ -53,6 +53,7 @@ RULES: tuple[Rule, ...] = _ordered(
         *chains.RULES,
         *twosat.RULES,
         *nishio.RULES,
+        *forcing.RULES,
     ]
 )
 

@@ -8,14 +8,15 @@ very step with that weight (``Deduction.hardest_index``).  The weights:
 
 - fixed per rule: hidden single 1.5, naked single 2.3, pointing 2.6, claiming 2.8, naked pair
   3.0, X-wing 3.2, hidden pair 3.4, naked triple 3.6, swordfish 3.8, hidden triple 4.0, XY-wing
-  4.2, naked quad 5.0, jellyfish 5.2, hidden quad 5.4, the matching, bilocation, bivalue, 2-SAT
-  and Nishio rules their table weights (5.6 to 7.6);
+  4.2, naked quad 5.0, jellyfish 5.2, hidden quad 5.4, the matching rules 5.6 and 5.8, Nishio
+  7.6, region and cell forcing chains 8.2 and 8.3 (tried only where nothing lighter applies);
 - measured per step (``rules.scale``): one-digit chains and loops by their number of strong
   links k (turbot fish k = 2: 4.1, then 5.5, 5.9, 6.3, 6.7; 0.2 more through a group of cells of
   a box and a line), XYZ-wing 4.4, WXYZ-wing 5.5-5.6, VWXYZ-wing 6.2-6.4, loops (X, Y) 6.5,
   one-digit chains 6.6, mixed chains and loops 7.0, each chain plus 0.1 per length bracket
   passed (4, 6, 8, 12, 16, 24 ... links); with the uniqueness rules chosen, unique rectangle 4.5
-  and BUG + 1 5.6.  The chain, fish and wing searches run on grids up to 16 x 16;
+  and BUG + 1 5.6; Eppstein's bilocation and bivalue rules and 2-SAT as the chains they are.
+  The chain, fish and wing searches run on grids up to 16 x 16;
 - a puzzle the chosen rules cannot finish is rated ``STUCK_RATING`` (above every step), one with
   no solution or an invalid one has no rating.
 
@@ -29,7 +30,7 @@ medium      2.5    locked candidates (pointing, claiming)
 hard        3.0    naked and hidden pairs and triples, X-wing, swordfish
 fiendish    4.1    turbot fish, XY- and XYZ-wings, quads, jellyfish
 diabolical  5.5    WXYZ- and VWXYZ-wings, longer and grouped one-digit chains, X- and Y-loops
-extreme     7.0    mixed (XY) chains and loops, Nishio
+extreme     7.0    mixed (XY) chains and loops, Nishio, forcing chains
 unsolved    10.0   beyond the chosen rules
 ==========  =====  ===================================================================
 

@@ -18,7 +18,8 @@ from test_program import fake_solver
 from test_program_faults import dimacs_solver
 
 from sudoku_cp.audit.truth import EXTENDED, GroundTruth, choose_truth
-from sudoku_cp.backends import program_backend
+from sudoku_cp.backends import confirm as program_backend  # the confirmation lives in confirm
+from sudoku_cp.backends import program_backend as real_program_backend
 from sudoku_cp.backends.base import BackendError
 from sudoku_cp.backends.program_backend import UNVERIFIED, ProgramBackend
 from sudoku_cp.certify.cnf import CertificateCnf, sudoku_clauses
@@ -120,12 +121,12 @@ def test_a_contradiction_the_extended_encoding_refutes_is_unknown(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A propagation bug, simulated: it calls a solvable puzzle contradictory.
-    real = program_backend.encode_cnf
+    real = real_program_backend.encode_cnf
 
     def buggy(*args: Any) -> Any:
         return dataclasses.replace(real(*args), contradiction=True)
 
-    monkeypatch.setattr(program_backend, "encode_cnf", buggy)
+    monkeypatch.setattr(real_program_backend, "encode_cnf", buggy)
     with pytest.raises(BackendError, match="our propagation found the puzzle contradictory but pysat"):
         ProgramBackend(fake_solver(tmp_path, "liar", LIAR)).search(parse_grid(SOLVABLE_9X9))
 

@@ -263,7 +263,7 @@ def test_a_true_unsat_claim_is_confirmed(tmp_path: Path) -> None:
 def test_a_confirmation_stopped_by_the_time_limit_is_unknown(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("sudoku_cp.backends.program_backend.solve_limited", lambda *args: None)
+    monkeypatch.setattr("sudoku_cp.backends.confirm.solve_limited", lambda *args: None)
     command = fake_solver(tmp_path, "liar", LIAR)
     found = ProgramBackend(command).search(parse_grid(PUZZLE_4X4), 1, 5)
     assert not found.complete and found.count == 0 and found.timed_out

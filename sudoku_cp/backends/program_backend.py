@@ -19,26 +19,21 @@ so in its stats (``UNVERIFIED`` = 1).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
 
 import numpy as np
 
-from ..certify.cnf import sudoku_cnf
-from ..certify.prove import PROVER
 from ..cnf.dimacs import SolverProgramError
 from ..cnf.sudoku import AmoEncoding, CnfEncoding, encode_cnf
 from ..cnf.varmap import DecodeError
 from ..grid import Grid
-from ..limits import Deadline, ModelTooLarge, solve_limited
+from ..limits import Deadline
 from ..outcome import REASON_TIME_LIMIT
-from ..verify import valid_solutions_mask
 from .base import BackendError, OneByOne, SearchResult, refusal
+from .confirm import CONFIRM_SOLVER, confirm_no_more
 from .program import run_solver_program
 
 __all__ = ["CONFIRM_SOLVER", "UNVERIFIED", "ProgramBackend"]
 
-CONFIRM_SOLVER = PROVER
-"""The python-sat solver that confirms UNSAT claims (the certificates' prover, CaDiCaL 1.9.5)."""
 UNVERIFIED = "unverified_unsat"
 """Stats key, 1 when the search ended on a program's UNSAT claim taken unchecked (``trust``)."""
 
@@ -76,7 +71,7 @@ class ProgramBackend(OneByOne):
         if cnf.contradiction:
             # Our propagation's contradiction is a claim like any other: a bug there must not
             # become "no solution", so the extended encoding has to agree before we say it.
-            unconfirmed = self._confirm_unsat(puzzle, [], deadline, claimant=None)
+            unconfirmed = confirm_no_more(puzzle, [], deadline, claimant=None, name=self.name)
             return SearchResult(empty, unconfirmed is None, reason=unconfirmed)
         # The model's clauses are made again, a chunk at a time, for each run; then one blocking
         # clause per solution found.
@@ -110,7 +105,7 @@ class ProgramBackend(OneByOne):
                     stats[UNVERIFIED] = 1
                     complete = True
                 else:
-                    reason = self._confirm_unsat(puzzle, found, deadline, claimant=self.command)
+                    reason = confirm_no_more(puzzle, found, deadline, claimant=self.command, name=self.name)
                     complete = reason is None
                 break
             if answer.model is None:  # parse_solver_output gives a model with every SAT answer
@@ -132,62 +127,3 @@ class ProgramBackend(OneByOne):
         if problem is not None:
             raise BackendError(problem)
         return SearchResult(stack[:0], complete, count=len(stack), stats=stats, reason=reason)
-
-    def _confirm_unsat(
-        self, puzzle: Grid, found: Sequence[np.ndarray], deadline: Deadline, *, claimant: str | None
-    ) -> str | None:
-        """Check an UNSAT claim (no solution beyond ``found``) on the plain extended encoding:
-        None when confirmed, else the unknown reason.
-
-        ``claimant`` is the program that made the claim, None for our own propagation.  A time
-        limit reached first, or an extended CNF too large for memory, is the unknown reason; a
-        model found refutes the claim (a BackendError naming it, after the model is checked as
-        a grid).
-        """
-        from pysat.solvers import Solver
-
-        who = (
-            f"the UNSAT claim of solver program {claimant!r}"
-            if claimant
-            else "our propagation's contradiction"
-        )
-        known = np.stack(found) if found else None
-        if known is not None:  # a wrong grid blocked here would make the confirmation meaningless
-            problem = refusal(puzzle.geometry, puzzle.values.reshape(-1), known, self.name)
-            if problem is not None:
-                raise BackendError(problem)
-        try:
-            # The first solution found is blocked by sudoku_cnf itself; any further ones (counting)
-            # by the same clause in the same numbering.
-            first = None if known is None else puzzle.with_values(known[0])
-            clauses = sudoku_cnf(puzzle, first).clauses()
-        except ModelTooLarge as error:
-            return f"cannot confirm {who}: {error}"
-        n = puzzle.n
-        cells = np.arange(n * n, dtype=np.int64) * n
-        for values in [] if known is None else known[1:]:
-            clauses.append((-(cells + values.reshape(-1).astype(np.int64))).tolist())
-        with Solver(name=CONFIRM_SOLVER, bootstrap_with=clauses) as solver:
-            answer = solve_limited(solver, [], deadline)
-            model = solver.get_model() if answer else None
-        if answer is None:
-            return f"{REASON_TIME_LIMIT} while confirming {who}"
-        if model is None:
-            return None
-        # x(R, C, D) = (R-1)n^2 + (C-1)n + D: variable v is cell (v-1) // n holding (v-1) % n + 1.
-        true = np.asarray([lit for lit in model if 0 < lit <= n**3], dtype=np.int64) - 1
-        values = np.zeros(n * n, dtype=np.int16)
-        values[true // n] = true % n + 1
-        if not valid_solutions_mask(puzzle, values.reshape(1, n, n))[0]:  # the confirmer's own grid
-            raise BackendError(f"pysat:{CONFIRM_SOLVER} returned a wrong solution while confirming {who}")
-        count = 0 if known is None else len(known)
-        what = "no solution" if not count else f"no solution beyond the {count} found"
-        if claimant is None:
-            raise BackendError(
-                f"our propagation found the puzzle contradictory but pysat:{CONFIRM_SOLVER} found a "
-                "valid solution on the extended encoding: a bug in the propagation"
-            )
-        raise BackendError(
-            f"solver program {claimant!r} claimed UNSAT ({what}) but pysat:{CONFIRM_SOLVER} "
-            "found a valid solution: the program's answer is wrong"
-        )

@@ -121,7 +121,8 @@ exit codes:
      its place)
   3  unknown: a time limit was reached (the phase is named) or a solver program failed
      (nishio --method all: two methods disagree); crash: an item killed its worker repeatedly
-  4  verify: some solver's answer is wrong (see 'sudoku-cp verify --help')
+  4  verify: some solver's answer is wrong, or a --steps log holds an unsound or inconsistent
+     step (see 'sudoku-cp verify --help'); fuzz: a wrong answer was found
   130 interrupted (Ctrl-C); what was written so far stays intact
   A batch exits with the most severe code over its puzzles, in the order 4 > 2 > 3 > 1 > 0."""
 

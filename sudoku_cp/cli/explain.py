@@ -28,11 +28,11 @@ EXPLAIN_HELP = f"""\
 Solve puzzles the way a player does: the easiest step that applies (the least weight on Sudoku
 Explainer's scale, as 'sudoku-cp rate' measures), one step at a time, never a guess (local
 rules, fish and wings, alternating chains and loops, Eppstein 2005's matching rules and
-nonrepetitive cycles and paths on the bilocation and bivalue graphs; Nishio; 2-SAT). Each step
-is printed with its rule, what it saw (cells, units, digits, the chain or cycle) and what it
-places or removes; then the solved grid, or, for a puzzle the rules cannot finish ('stuck'), the
-candidates left (pencil marks). A batch (one puzzle per line) gives every line a result, bad
-lines 'invalid', and a summary.
+nonrepetitive cycles and paths on the bilocation and bivalue graphs; 2-SAT; Nishio; cell and
+region forcing chains). Each step is printed with its rule, what it saw (cells, units, digits,
+the chain or cycle) and what it places or removes; then the solved grid, or, for a puzzle the
+rules cannot finish ('stuck'), the candidates left (pencil marks). A batch (one puzzle per line)
+gives every line a result, bad lines 'invalid', and a summary.
 
 Statuses: solved, stuck (no rule applies: reported, never guessed), unsat (a contradiction: no
 solution), invalid (unreadable, or equal givens in a unit), unknown (--time-limit reached).

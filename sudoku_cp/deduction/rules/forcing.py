@@ -10,7 +10,10 @@ bilocal and at-most-one implications of ``rules.twosat``, the conclusion holds w
 What one literal implies is every literal it reaches in the implication graph (a breadth-first
 search per literal, scipy).  The rules weigh more than every other rule, so they are tried only
 where nothing else applies; a branch that implies its own negation would have been removed by
-the 2-SAT rule first, and is left out of the intersection here (it implies everything).
+the 2-SAT rule first, and is left out of the intersection here (it implies everything).  One
+search per literal grows with the candidates times the implications, and a call does not look at
+the clock: the rules run on grids up to ``FORCING_MAX_SIDE`` (9 x 9 and the smaller box shapes;
+about 10 ms a call there) and report nothing above.
 """
 
 from __future__ import annotations
@@ -23,9 +26,11 @@ from ..step import Step
 from .base import Rule
 from .twosat import implication_graph
 
-__all__ = ["RULES", "cell_forcing_chains", "region_forcing_chains"]
+__all__ = ["FORCING_MAX_SIDE", "RULES", "cell_forcing_chains", "region_forcing_chains"]
 
 _NONE = np.zeros((0, 2), dtype=np.int64)
+#: The largest side the forcing chains search (a breadth-first search per candidate).
+FORCING_MAX_SIDE = 9
 
 
 def _implied(
@@ -73,6 +78,8 @@ def _conclude(
 
 def cell_forcing_chains(board: Board) -> Step | None:
     """The first open cell (in order) whose every candidate implies a common conclusion."""
+    if board.n > FORCING_MAX_SIDE:
+        return None
     index, rows, size, cells, digits = _implied(board)
     for c in np.flatnonzero(board.values == 0):
         branches = [index[(int(c), int(d))] for d in np.flatnonzero(board.cand[c])]
@@ -88,6 +95,8 @@ def cell_forcing_chains(board: Board) -> Step | None:
 
 def region_forcing_chains(board: Board) -> Step | None:
     """The first unit and digit (in order) whose every place implies a common conclusion."""
+    if board.n > FORCING_MAX_SIDE:
+        return None
     index, rows, size, cells, digits = _implied(board)
     units = board.tables.units
     for u in range(units.shape[0]):

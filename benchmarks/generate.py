@@ -96,7 +96,7 @@ def main() -> None:
             )
         if box in ((3, 3), (4, 4)):
             old_count = count if box == (3, 3) else min(count, 5)
-            made, cpu, wall = _timed(lambda g=geometry, c=old_count: old_generator(g, c, args.seed))  # type: ignore[misc]
+            made, cpu, wall = _timed(lambda g=geometry, c=old_count: old_generator(g, c, args.seed))  # type: ignore[misc, arg-type]
             rates[(grid, "old")] = made / cpu
             ratio = rates[(grid, "symmetric")] / rates[(grid, "old")]
             row = f"| {grid} | old (symmetric, SAT per pair) | {made} | {cpu:.2f} | {wall:.2f} "

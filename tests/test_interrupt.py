@@ -210,14 +210,14 @@ def test_the_nishio_cnf_calls_pysat_card_once_per_width(monkeypatch: pytest.Monk
         return real(*args, **kwargs)
 
     monkeypatch.setattr(CardEnc, "equals", counted)
-    cnf_module._equals_template.cache_clear()
+    cnf_module._card_template.cache_clear()
     card_template.cache_clear()
     instance = NishioInstance.from_cells(
         geometry_for_size(25), [(r, c) for r in range(25) for c in range(25) if (r * 7 + c * 3) % 5]
     )
     encode_nishio_cnf(instance)
     assert len(calls) == len(set(calls)) <= 25
-    cnf_module._equals_template.cache_clear()
+    cnf_module._card_template.cache_clear()
     card_template.cache_clear()
 
 

@@ -128,6 +128,7 @@ def test_sat_takes_any_python_sat_solver_under_one_name() -> None:
         for name in (f"sat:{other}", "sat:glucose4", "sat:minisat22"):
             result = solve_nishio(instance, name, count=True)
             assert result.method == name and result.status is reference.status
+            assert result.closure is not None and reference.closure is not None
             assert np.array_equal(result.closure, reference.closure) and result.count == reference.count
 
 

@@ -231,7 +231,7 @@ def test_a_wide_pairwise_unit_is_written_in_bounded_memory(monkeypatch: pytest.M
     out = _Counted()
     tracemalloc.start()
     try:
-        _, clauses = stream_nishio_dimacs(instance, AmoEncoding.PAIRWISE, out)
+        _, clauses = stream_nishio_dimacs(instance, AmoEncoding.PAIRWISE, out)  # type: ignore[arg-type]
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

@@ -1,6 +1,6 @@
 """Puzzles with one solution, minimal, at every size: optionally symmetric, of a level, or needing rules.
 
-Making (``sudoku_cp.carve``, compiled): a random complete grid; givens added in a random order
+Making (``sudoku_cp.native.carve``, compiled): a random complete grid; givens added in a random order
 until singles fix every cell; then each given taken out when a search finds no solution with
 that cell changed.  "Minimal" means what users read it as: no single given can be removed (each
 kept given has a witness, a second solution of the puzzle without it).  ``symmetric=True``
@@ -38,11 +38,11 @@ from typing import Any
 import numba
 import numpy as np
 
-from ..carve import Carved, carve, check_witnesses, rng_states
 from ..errors import SudokuCpError
 from ..geometry import Geometry
 from ..grid import Grid
 from ..limits import Deadline, TimeLimitReached, solve_limited, watch_compilation
+from ..native.carve import Carved, carve, check_witnesses, rng_states
 from ..native.propagation import (
     MAX_SIDE,
     PropagationTables,

@@ -8,7 +8,7 @@ rectangular both ways, 1xQ and Px1 included), one *status* and one way of writin
 * ``unsat_clash``: two equal givens in one unit (no solution, seen without search);
 * ``many``: a solution with three quarters of its cells emptied (usually many solutions);
 * ``two``: a solution with one rectangle of four cells emptied that can be swapped (exactly two);
-* ``unique_minimal``: the generator's minimal symmetric puzzle (``deduction.generate``);
+* ``unique_minimal``: the generator's minimal puzzle (no single given removable; ``deduction.generate``);
 * ``unique``: that puzzle with one given too many (unique, not minimal);
 * ``removed``: that puzzle with givens removed until SAT finds a second solution;
 * ``unsat``: that puzzle with one more given that clashes with no peer but with its one

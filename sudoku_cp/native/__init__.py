@@ -1,7 +1,8 @@
 """Native engines, compiled with numba: exact cover (``dlx``), propagation and backtracking
-(``propagation``, ``backtrack``), the ant colony (``acs``) and hill climbing (``hillclimb``), with
-what they share: the chunked driver that watches the clock (``chunks``) and the random generator
-(``prng``).  ``NativeInputError`` is what they raise for an input they cannot take.
+(``propagation``, ``backtrack``), the ant colony (``acs``) and hill climbing (``hillclimb``), the
+carving of minimal puzzles for the generator (``carve``), with what they share: the chunked
+driver that watches the clock (``chunks``) and the random generator (``prng``).
+``NativeInputError`` is what they raise for an input they cannot take.
 """
 
 from __future__ import annotations

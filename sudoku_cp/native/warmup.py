@@ -51,6 +51,8 @@ JOBS: tuple[tuple[str, ...], ...] = (
     ("solve", "--backend", "acs", "--seed", "1", *_LIMIT, "--box", "4x4", _EMPTY16),
     ("solve", "--backend", "hill", "--seed", "1", *_LIMIT, "--box", "4x4", _EMPTY16),
     ("verify", "--backend", "backtrack", "--in-process", _PUZZLE),
+    ("generate", "--box", "3x3", "--count", "2", "--seed", "1"),
+    ("generate", "--box", "3x3", "--count", "2", "--seed", "1", "--symmetric"),
 )
 _notified = False
 

@@ -36,13 +36,13 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from .geometry import Geometry
-from .limits import Deadline, watch_compilation
-from .native import NativeInputError
-from .native.bitset import lowest_index, popcount
-from .native.chunks import BUDGET, ChunkBudget
-from .native.prng import uniform_below
-from .native.propagation import (
+from ..geometry import Geometry
+from ..limits import Deadline, watch_compilation
+from . import NativeInputError
+from .bitset import lowest_index, popcount
+from .chunks import BUDGET, ChunkBudget
+from .prng import uniform_below
+from .propagation import (
     MAX_SIDE,
     PropagationTables,
     Scratch,

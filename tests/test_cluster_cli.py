@@ -222,9 +222,13 @@ def test_cluster_local_without_dask_is_one_line_naming_the_extra(mixed: Path, ar
         ),
     ],
 )
-def test_resume_needs_json_a_file_and_one_line_per_input(mixed: Path, argv: list[str], words: str) -> None:
+def test_resume_needs_json_a_file_and_one_line_per_input(
+    mixed: Path, argv: list[str], words: str, tmp_path: Path
+) -> None:
+    argv = [str(tmp_path / word) if word in ("x", "x.jsonl") else word for word in argv]
     run = cli(*argv, str(mixed))
     assert run.returncode == 2 and run.stderr.count("\n") == 1 and words in run.stderr, run.stderr
+    assert not list(tmp_path.iterdir())  # refused before any file is written
 
 
 # ------------------------------------------------------------------------------------------ nishio

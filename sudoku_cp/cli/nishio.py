@@ -160,6 +160,8 @@ def _method(text: str) -> str:
 def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp nishio``; return the exit code."""
     BatchOutput.check(args.output_file, args.resume, args.json)
+    if args.resume and args.method == "all":  # before the results file is touched
+        raise CliError("--resume takes one method: --method all writes a line per method")
     if args.output_file is not None and (args.puzzle is None or args.svg):
         raise CliError("-o FILE writes the results of --puzzle batches (without --svg)")
     if args.certify is not None and args.method == "matching":
@@ -258,8 +260,6 @@ def _answer_puzzles(
     """Every asked digit of every puzzle, in chunks where --jobs/--cluster say, in input order."""
     from ..nishio.puzzles import answer_puzzles
 
-    if args.resume and args.method == "all":
-        raise CliError("--resume takes one method: --method all writes a line per method")
     codes = {_old_code(obj) for obj in output.answered()}
     digits = None if args.all_digits else list(args.digit)
     executor = common.executor(args)

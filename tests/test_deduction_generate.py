@@ -210,7 +210,10 @@ def test_several_required_rules_must_all_appear() -> None:
 
 def test_a_rare_rule_ends_with_what_was_found() -> None:
     assert list(generate_puzzles(Geometry(2, 2), 2, seed=0, require=["nishio"], max_attempts=25)) == []
-    assert list(generate_puzzles(Geometry(3, 3), 2, require=["nishio"], deadline=Deadline(0.5))) == []
+    # Under a deadline it ends with what it found (on a quiet machine one may come in time).
+    made = list(generate_puzzles(Geometry(3, 3), 2, require=["nishio"], deadline=Deadline(0.5)))
+    members = {rule.name for rule in RULES if "nishio" in (rule.name, rule.family)}
+    assert len(made) <= 2 and all(found.rules is not None and members & set(found.rules) for found in made)
 
 
 def test_an_unknown_rule_names_the_known_ones() -> None:

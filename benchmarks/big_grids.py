@@ -7,7 +7,7 @@ Default mode, for each file (smallest first), one process at a time:
 1. ``python -m sudoku_cp solve FILE --json --time-limit T`` under ``/usr/bin/time``: wall and CPU
    seconds (user + system, the portfolio's workers included) and peak memory (the largest
    process); the solution is read back from the JSON line and checked here, independently, against
-   the puzzle (``sudoku_cp.verify``);
+   the puzzle (``sudoku_cp.checker``);
 2. ``python -m sudoku_cp encode --to cnf --encoding optimized FILE -o TMP`` the same way: the
    streamed DIMACS writer's time, memory and the model's size.
 
@@ -33,8 +33,8 @@ from typing import Any
 
 from common import ROOT, SHARED, load_average, machine
 
+from sudoku_cp.checker import valid_solutions_mask
 from sudoku_cp.formats import parse_grid
-from sudoku_cp.verify import valid_solutions_mask
 
 BIG = SHARED / "big"
 RESULTS = ROOT / "benchmarks" / "results"

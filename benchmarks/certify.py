@@ -57,11 +57,11 @@ from common import ROOT, SHARED, load_average, machine
 from sudoku_cp.api import certify_results, solve, solve_items
 from sudoku_cp.certify.check import warm_checker
 from sudoku_cp.certify.cnf import sudoku_cnf
+from sudoku_cp.checker import given_conflict
 from sudoku_cp.formats import PuzzleItem, format_line, parse_grid, parse_puzzles
-from sudoku_cp.generate import random_puzzle
 from sudoku_cp.geometry import geometry_for_size
 from sudoku_cp.outcome import Status
-from sudoku_cp.verify import given_conflict
+from sudoku_cp.random_grids import random_puzzle
 
 FOREST = SHARED / "sudoku9" / "tdoku_forum_hardest_1905_11plus_every5th.txt"
 CLUE17 = SHARED / "sudoku9" / "tdoku_17_clue.txt"

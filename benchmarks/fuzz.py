@@ -105,8 +105,8 @@ def confirmed(failure: dict[str, object]) -> bool:
     """Whether a wrong verdict holds apart from the fuzzer's judge: the truth's solution passes
     the independent checker where the solver claimed none, or the checker refuses the solver's
     grid, or the solver claimed one solution where the truth shows another valid one."""
+    from sudoku_cp.checker import solution_problem
     from sudoku_cp.formats import parse_line
-    from sudoku_cp.verify import solution_problem
 
     p, q = (int(part) for part in str(failure["box"]).split("x"))
     puzzle = parse_line(str(failure["puzzle"]), (p, q))

@@ -37,10 +37,10 @@ from common import ROOT, SHARED, load_average, machine
 from sudoku_cp.backends.ils_backend import parse_ils_settings
 from sudoku_cp.backends.registry import make_backend
 from sudoku_cp.formats import parse_grid
-from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.grid import Grid
 from sudoku_cp.native.ils import ils_solve
+from sudoku_cp.random_grids import blank_cells, random_solution
 
 ACS = SHARED / "acs"
 RESULTS = ROOT / "benchmarks" / "results"

@@ -17,7 +17,7 @@ A module holding numba kernels recompiles them for every mutant (its file change
 cache of it is stale), whichever function the mutant changed.  Prints a Markdown table (module,
 tests, mutants, killed, share, survivors, time) and the machine; progress per mutant on stderr.
 
-Usage: ``python benchmarks/mutation.py [--jobs 2] [--only sudoku_cp/verify.py] [--limit N]
+Usage: ``python benchmarks/mutation.py [--jobs 2] [--only sudoku_cp/checker.py] [--limit N]
 [--sample K] [--functions NAME,...] [--lines N,...]``
 """
 
@@ -83,7 +83,7 @@ DAG_CLOSURE = frozenset(
 
 #: Module -> its target.
 TARGETS: dict[str, Target] = {
-    "sudoku_cp/verify.py": Target(("tests/test_verify.py", "tests/test_verify_oracle.py")),
+    "sudoku_cp/checker.py": Target(("tests/test_checker.py", "tests/test_checker_oracle.py")),
     "sudoku_cp/audit/judge.py": Target(("tests/test_audit.py", "tests/test_judge_mutation.py")),
     "sudoku_cp/deduction/proof.py": Target(
         (

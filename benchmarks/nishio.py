@@ -7,7 +7,7 @@ All methods run in one process on the same instances, and each answer is checked
 closure (the matching relaxation must contain it), so a ratio never compares a wrong answer.
 Instances: the digit subproblems of real puzzle states (9x9 forum-hardest puzzles, ant-colony
 16x16 and 25x25 instances, after singles propagation) and random sets of the families of
-``sudoku_cp.nishio.generate``.  Per-query times are medians over instances (batch rows: the
+``sudoku_cp.nishio.random_instances``.  Per-query times are medians over instances (batch rows: the
 batch time divided by the batch size, median of 3 repeats).  A pure-Python version of the same
 DAG, written plainly in this file, is the interpreted baseline.
 
@@ -37,10 +37,10 @@ from sudoku_cp.geometry import Geometry
 from sudoku_cp.nishio.api import make_method
 from sudoku_cp.nishio.cpsat import CpsatNishio
 from sudoku_cp.nishio.dag import DagNishio, build_dag, closure_batch
-from sudoku_cp.nishio.generate import FAMILIES, digit_union, pigeonhole, random_masks
 from sudoku_cp.nishio.instance import NishioInstance, digit_instances
 from sudoku_cp.nishio.method import NishioMethod
 from sudoku_cp.nishio.overlay import OverlayNishio, overlay_batch, placement_count
+from sudoku_cp.nishio.random_instances import FAMILIES, digit_union, pigeonhole, random_masks
 from sudoku_cp.nishio.sat import SatNishio
 
 # ------------------------------------------------------------------ the pure-Python baseline

@@ -39,11 +39,11 @@ from typing import Any
 
 import numpy as np
 
+from sudoku_cp.checker import valid_solutions_mask
 from sudoku_cp.cnf.dimacs import write_dimacs
 from sudoku_cp.formats import parse_grid
 from sudoku_cp.grid import Grid
 from sudoku_cp.propagation import propagate_batch
-from sudoku_cp.verify import valid_solutions_mask
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from common import SHARED, machine  # noqa: E402  (the benchmarks' helpers)

@@ -194,9 +194,9 @@ def run(path: Path, args: argparse.Namespace) -> dict[str, Any]:
     from pysat.solvers import Solver
 
     from sudoku_cp.backends.pysat_backend import _numbering, _renumber
+    from sudoku_cp.checker import valid_solutions_mask
     from sudoku_cp.cnf.sudoku import encode_cnf
     from sudoku_cp.formats import parse_grid
-    from sudoku_cp.verify import valid_solutions_mask
 
     began = time.process_time()
     grid = parse_grid(path.read_text())

@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # the names below, for type checkers; at run time each is imp
     from .api import BackendOptions, CountResult, PuzzleResult, count_solutions, solve, solve_items
     from .backends.base import Backend, BackendError, BatchBackend, SearchResult
     from .backends.registry import make_backend
+    from .checker import VerificationError, check_solution, solution_problem
     from .cnf.sudoku import AmoEncoding, CnfEncoding, SudokuCnf, encode_cnf
     from .errors import SudokuCpError
     from .exact_cover import ExactCoverModel, build_exact_cover
@@ -66,7 +67,6 @@ if TYPE_CHECKING:  # the names below, for type checkers; at run time each is imp
     from .geometry import Geometry, GeometryError, geometry_for_size
     from .grid import Grid
     from .outcome import Status
-    from .verify import VerificationError, check_solution, solution_problem
 
 #: Where each public name lives.  ``import sudoku_cp`` stays cheap (the command line starts fast);
 #: ``sudoku_cp.solve`` imports the engine the first time it is asked for.
@@ -90,9 +90,9 @@ _HOMES = {
     "Status": ".outcome",
     "SudokuCnf": ".cnf.sudoku",
     "SudokuCpError": ".errors",
-    "VerificationError": ".verify",
+    "VerificationError": ".checker",
     "build_exact_cover": ".exact_cover",
-    "check_solution": ".verify",
+    "check_solution": ".checker",
     "count_solutions": ".api",
     "encode_cnf": ".cnf.sudoku",
     "format_ints": ".formats",
@@ -103,7 +103,7 @@ _HOMES = {
     "make_backend": ".backends.registry",
     "parse_grid": ".formats",
     "parse_puzzles": ".formats",
-    "solution_problem": ".verify",
+    "solution_problem": ".checker",
     "solve": ".api",
     "solve_items": ".api",
 }

@@ -21,6 +21,7 @@ import numpy as np
 
 from .backends.base import Backend, BackendError, BatchAnswers, SearchResult
 from .backends.registry import backend_name, is_complete, make_backend
+from .checker import given_conflict
 from .errors import SudokuCpError
 from .executor import Executor, Work, local_workers, run_ordered
 from .formats import PuzzleItem, PuzzleRows, format_line, format_lines, grid_rows, json_dumps
@@ -28,7 +29,6 @@ from .geometry import Geometry
 from .grid import Grid
 from .limits import Deadline, TimeLimitReached
 from .outcome import REASON_TIME_LIMIT, Status
-from .verify import given_conflict
 
 if TYPE_CHECKING:
     from .cnf.sudoku import AmoEncoding, CnfEncoding

@@ -12,13 +12,13 @@ from sudoku_cp.api import solve
 from sudoku_cp.backends.acs_backend import AcsBackend, parse_acs_settings
 from sudoku_cp.backends.base import BackendError, Status
 from sudoku_cp.backends.registry import make_backend
+from sudoku_cp.checker import solution_problem
 from sudoku_cp.formats import parse_grid
-from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.grid import Grid
 from sudoku_cp.native.acs import AcsParameters, Q0Rule, acs_solve
 from sudoku_cp.native.backtrack import backtrack_search
-from sudoku_cp.verify import solution_problem
+from sudoku_cp.random_grids import blank_cells, random_solution
 
 SHAPES = [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3), (3, 4), (4, 3)]
 # Propagation-consistent, yet without solution (backtracking needs 78 nodes to show it).

@@ -21,7 +21,7 @@ FLOORS: dict[str, int] = {
     "limits": 0,
     "geometry": 0,
     "grid": 0,
-    "verify": 0,
+    "checker": 0,
     "formats": 0,
     "svg": 0,
     "process": 0,
@@ -33,7 +33,7 @@ FLOORS: dict[str, int] = {
     "exact_cover": 1,
     "cpsat": 1,
     "sat_solvers": 1,
-    "generate": 1,
+    "random_grids": 1,
     # engines
     "native": 2,
     "backends": 2,

@@ -39,12 +39,12 @@ from sudoku_cp.audit import (
     tally,
 )
 from sudoku_cp.backends.base import BackendError, SearchResult
+from sudoku_cp.checker import solution_problem
 from sudoku_cp.formats import format_line, parse_grid, parse_puzzles
-from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.grid import Grid
 from sudoku_cp.outcome import REASON_TIME_LIMIT
-from sudoku_cp.verify import solution_problem
+from sudoku_cp.random_grids import blank_cells, random_solution
 
 PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
 SOLUTION = "417369825632158947958724316825437169791586432346912758289643571573291684164875293"

@@ -16,10 +16,10 @@ from sudoku_cp.backends.base import Backend, BackendError, OneByOne, SearchResul
 from sudoku_cp.backends.pysat_backend import IncrementalPysat
 from sudoku_cp.backends.registry import backend_name, make_backend
 from sudoku_cp.formats import format_line, parse_grid, parse_puzzles
-from sudoku_cp.generate import random_puzzle
 from sudoku_cp.geometry import Geometry, geometry_for_size
 from sudoku_cp.grid import Grid
 from sudoku_cp.outcome import REASON_TIME_LIMIT
+from sudoku_cp.random_grids import random_puzzle
 
 HARD = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
 

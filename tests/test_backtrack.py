@@ -20,8 +20,8 @@ from sudoku_cp.backends.backtrack_backend import BacktrackBackend
 from sudoku_cp.backends.base import BackendError, Status
 from sudoku_cp.backends.dlx_backend import DlxBackend
 from sudoku_cp.backends.registry import make_backend
+from sudoku_cp.checker import solution_problem
 from sudoku_cp.formats import PuzzleItem, parse_grid
-from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry, geometry_for_size
 from sudoku_cp.grid import Grid
 from sudoku_cp.limits import Deadline
@@ -29,7 +29,7 @@ from sudoku_cp.native import backtrack, bitset9, machine_code
 from sudoku_cp.native.backtrack import BatchRun, backtrack_search, search_batch
 from sudoku_cp.native.kernels import ENTRY9_ARGUMENTS, RULE_LOCKED, RULE_SCORE, RULES_ALL
 from sudoku_cp.outcome import REASON_TIME_LIMIT
-from sudoku_cp.verify import solution_problem
+from sudoku_cp.random_grids import blank_cells, random_solution
 
 #: Every box shape up to 5x5 (p rows by q columns).
 SHAPES = [(p, q) for p in range(1, 6) for q in range(1, 6) if p * q >= 2]

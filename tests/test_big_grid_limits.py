@@ -139,7 +139,7 @@ def test_big_grids_answer_within_the_limit_plus_a_second(corpus: str, argv: list
 @pytest.mark.parametrize("side", [9, 16, 25, 36])
 def test_the_wide_board_set_up_and_check_agree_with_the_kernels(side: int) -> None:
     from sudoku_cp.deduction import board as module
-    from sudoku_cp.generate import random_solution
+    from sudoku_cp.random_grids import random_solution
 
     geometry = geometry_for_size(side)
     peers = module.tables(geometry).peers

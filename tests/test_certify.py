@@ -26,12 +26,12 @@ from sudoku_cp.certify.check import check_certificate, check_certificates
 from sudoku_cp.certify.cnf import nishio_cnf, sudoku_cnf
 from sudoku_cp.certify.make import certify_closure, certify_sudoku
 from sudoku_cp.certify.manifest import CertificateError, ManifestError, write_certificate
+from sudoku_cp.checker import given_conflict
 from sudoku_cp.cnf.sudoku import encode_cnf
 from sudoku_cp.formats import PuzzleItem, format_line
-from sudoku_cp.generate import random_puzzle, random_solution
 from sudoku_cp.geometry import geometry_for_size
 from sudoku_cp.limits import Deadline, TimeLimitReached
-from sudoku_cp.verify import given_conflict
+from sudoku_cp.random_grids import random_puzzle, random_solution
 
 SHAPES = [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3)]
 HARD = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"

@@ -16,8 +16,8 @@ from conftest import DATA, read_lines
 from test_cli import assert_one_line_error, run
 
 from sudoku_cp.formats import format_line
-from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry
+from sudoku_cp.random_grids import blank_cells, random_solution
 
 PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
 SOLUTION = "417369825632158947958724316825437169791586432346912758289643571573291684164875293"

@@ -12,6 +12,7 @@ from ortools.sat.python import cp_model
 from sudoku_cp.backends import cpsat_backend
 from sudoku_cp.backends.base import BackendError
 from sudoku_cp.backends.cpsat_backend import CpsatBackend
+from sudoku_cp.checker import check_solution
 from sudoku_cp.cpsat import (
     CpsatModelKind,
     SudokuCpModel,
@@ -23,7 +24,6 @@ from sudoku_cp.cpsat import (
 from sudoku_cp.formats import parse_grid
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.grid import Grid
-from sudoku_cp.verify import check_solution
 
 HARD = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
 KINDS = [CpsatModelKind.BOOL, CpsatModelKind.ALLDIFF]

@@ -22,10 +22,10 @@ from conftest import DATA, corpus_sample, read_lines, shared_file
 from sudoku_cp.deduction.engine import deduce
 from sudoku_cp.deduction.rules import select_rules
 from sudoku_cp.formats import parse_grid
-from sudoku_cp.generate import random_puzzle
 from sudoku_cp.geometry import geometry_for_size
 from sudoku_cp.grid import Grid
 from sudoku_cp.outcome import Status
+from sudoku_cp.random_grids import random_puzzle
 
 SINGLES = ["singles"]
 LOCKED = ["singles", "locked"]

@@ -7,17 +7,17 @@ import pytest
 from conftest import DATA, read_lines
 
 from sudoku_cp.api import solve
+from sudoku_cp.checker import solution_problem
 from sudoku_cp.deduction.board import Board
 from sudoku_cp.deduction.engine import Deduction, RuleBug, deduce
 from sudoku_cp.deduction.rules import RULES, Rule, select_rules
 from sudoku_cp.deduction.step import Step
 from sudoku_cp.formats import parse_grid
-from sudoku_cp.generate import random_puzzle
 from sudoku_cp.geometry import geometry_for_size
 from sudoku_cp.grid import Grid
 from sudoku_cp.limits import Deadline
 from sudoku_cp.outcome import REASON_TIME_LIMIT, Status
-from sudoku_cp.verify import solution_problem
+from sudoku_cp.random_grids import random_puzzle
 
 SOLVED_BY_SINGLES = parse_grid(read_lines(DATA / "clue17_100.txt", 1)[0])
 # norvig_top95.txt, line 4: the local rules get stuck on it after 43 steps.

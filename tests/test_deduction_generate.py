@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from sudoku_cp.api import count_solutions
+from sudoku_cp.checker import solution_problem
 from sudoku_cp.deduction import generate as generate_module
 from sudoku_cp.deduction.engine import deduce
 from sudoku_cp.deduction.generate import (
@@ -22,7 +23,6 @@ from sudoku_cp.geometry import Geometry
 from sudoku_cp.grid import Grid
 from sudoku_cp.limits import Deadline
 from sudoku_cp.native.carve import carve, check_witnesses, rng_states
-from sudoku_cp.verify import solution_problem
 
 SHAPES = [(2, 2), (2, 3), (3, 2), (3, 3), (2, 4)]
 

@@ -18,9 +18,9 @@ from sudoku_cp.deduction.board import Board, apply_record, contradiction, tables
 from sudoku_cp.deduction.rules.base import local_finder
 from sudoku_cp.deduction.rules.local import LOCAL_RULES, find_local, run_local
 from sudoku_cp.deduction.step import Step
-from sudoku_cp.generate import random_solution
 from sudoku_cp.geometry import Geometry, geometry_for_size
 from sudoku_cp.grid import Grid
+from sudoku_cp.random_grids import random_solution
 
 SHAPES = [(3, 3), (2, 3), (3, 2), (2, 4), (4, 4)]
 Pairs = set[tuple[int, int]]

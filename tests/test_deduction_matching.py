@@ -18,9 +18,9 @@ from sudoku_cp.deduction.board import Board, Contradiction
 from sudoku_cp.deduction.rules import RULES
 from sudoku_cp.deduction.rules.matching import _any_hall, _quiet, dead_edges, digit_matching, unit_matching
 from sudoku_cp.deduction.step import Step
-from sudoku_cp.generate import random_solution
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.grid import Grid
+from sudoku_cp.random_grids import random_solution
 
 G9, G23, G24, G44 = Geometry(3, 3), Geometry(2, 3), Geometry(2, 4), Geometry(4, 4)
 

@@ -12,10 +12,10 @@ from sudoku_cp.deduction.proof import Candidate, ProofStatus, StepNotProved, Ste
 from sudoku_cp.deduction.rules import Rule, select_rules
 from sudoku_cp.deduction.step import Step
 from sudoku_cp.formats import parse_grid
-from sudoku_cp.generate import random_puzzle
 from sudoku_cp.geometry import geometry_for_size
 from sudoku_cp.limits import Deadline, TimeLimitReached
 from sudoku_cp.outcome import REASON_TIME_LIMIT, Status
+from sudoku_cp.random_grids import random_puzzle
 
 # Royle's first 17-clue puzzle (tests/data/clue17_100.txt, line 1): unique, solved by the local rules.
 UNIQUE = parse_grid(read_lines(DATA / "clue17_100.txt", 1)[0])

@@ -13,8 +13,8 @@ from sudoku_cp.deduction.engine import deduce
 from sudoku_cp.deduction.rules import RULES, Rule, select_rules
 from sudoku_cp.deduction.rules.uniqueness import bug_plus_one, unique_rectangle
 from sudoku_cp.formats import parse_grid
-from sudoku_cp.generate import random_solution
 from sudoku_cp.geometry import Geometry
+from sudoku_cp.random_grids import random_solution
 
 G9, G23, G24 = Geometry(3, 3), Geometry(2, 3), Geometry(2, 4)
 

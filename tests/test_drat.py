@@ -23,9 +23,9 @@ from pysat.solvers import Solver
 from sudoku_cp.certify import drat
 from sudoku_cp.certify.drat import ProofVerdict, check_proof, check_proof_reference
 from sudoku_cp.cnf.sudoku import encode_cnf
-from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.limits import Deadline, TimeLimitReached
+from sudoku_cp.random_grids import blank_cells, random_solution
 
 DATA = Path(__file__).parent / "data"
 Clauses = list[list[int]]

@@ -10,9 +10,9 @@ from conftest import ROOT
 
 from sudoku_cp.cnf.sudoku import AmoEncoding, CnfEncoding, encode_cnf
 from sudoku_cp.exact_cover import build_exact_cover
-from sudoku_cp.generate import random_puzzle
 from sudoku_cp.geometry import Geometry, geometry_for_size
 from sudoku_cp.grid import Grid
+from sudoku_cp.random_grids import random_puzzle
 
 SPEC = ROOT / "encodings"
 

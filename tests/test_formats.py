@@ -25,9 +25,9 @@ from sudoku_cp.formats import (
     parse_puzzles,
     read_text,
 )
-from sudoku_cp.generate import random_puzzle
 from sudoku_cp.geometry import MAX_SIDE, Geometry, GeometryError, geometry_for_size, parse_box
 from sudoku_cp.grid import Grid
+from sudoku_cp.random_grids import random_puzzle
 
 HARD = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
 SHAPES = [(2, 2), (2, 3), (3, 2), (2, 4), (3, 3), (3, 4), (4, 4), (5, 5), (8, 8)]

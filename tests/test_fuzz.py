@@ -13,12 +13,12 @@ import pytest
 
 from sudoku_cp.audit import GroundTruth, judge
 from sudoku_cp.backends.registry import make_backend
+from sudoku_cp.checker import given_conflict
 from sudoku_cp.executor import Executor
 from sudoku_cp.fuzz import CaseKey, fuzz, make_case, plan, shapes
 from sudoku_cp.fuzz.calls import CallableSolver, answer_of
 from sudoku_cp.fuzz.shrink import failure_kind
 from sudoku_cp.grid import Grid
-from sudoku_cp.verify import given_conflict
 
 
 @cache

@@ -14,8 +14,8 @@ from sudoku_cp.backends import hill_backend
 from sudoku_cp.backends.base import BackendError, Status
 from sudoku_cp.backends.hill_backend import HillBackend, parse_hill_settings
 from sudoku_cp.backends.registry import BACKEND_NAMES, make_backend
+from sudoku_cp.checker import check_solution
 from sudoku_cp.cli import main
-from sudoku_cp.generate import random_puzzle
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.grid import Grid
 from sudoku_cp.native.hillclimb import (
@@ -27,7 +27,7 @@ from sudoku_cp.native.hillclimb import (
     objective,
     swap_deltas,
 )
-from sudoku_cp.verify import check_solution
+from sudoku_cp.random_grids import random_puzzle
 
 SHAPES = [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3), (3, 4), (4, 3)]
 # Blanked fraction per shape: 4x4 to 9x9 half blank, 12x12 "easy" (a third blank).

@@ -17,8 +17,8 @@ from sudoku_cp.backends import ils_backend
 from sudoku_cp.backends.base import BackendError, Status
 from sudoku_cp.backends.ils_backend import IlsBackend, parse_ils_settings
 from sudoku_cp.backends.registry import BACKEND_NAMES, backend_name, make_backend
+from sudoku_cp.checker import check_solution
 from sudoku_cp.cli import main
-from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.grid import Grid
 from sudoku_cp.native.ils import (
@@ -32,7 +32,7 @@ from sudoku_cp.native.ils import (
     initial_state,
 )
 from sudoku_cp.outcome import REASON_CAP
-from sudoku_cp.verify import check_solution
+from sudoku_cp.random_grids import blank_cells, random_solution
 
 SHAPES = [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3), (3, 4), (4, 3), (4, 4)]
 # Propagation-consistent and every box has a fill inside the domains, yet without solution.

@@ -36,7 +36,7 @@ def known(*solutions: Grid, reason: str = "") -> Callable[[], Truth]:
 
 
 def test_the_fixtures_are_what_they_say() -> None:
-    from sudoku_cp.verify import solution_problem
+    from sudoku_cp.checker import solution_problem
 
     assert solution_problem(PUZZLE, ONE) is None and solution_problem(PUZZLE, TWO) is None
     assert ONE != TWO and solution_problem(PUZZLE, BROKEN) is not None

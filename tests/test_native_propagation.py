@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 from sudoku_cp.backends.dlx_backend import DlxBackend
 from sudoku_cp.formats import parse_grid
-from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry, geometry_for_size
 from sudoku_cp.grid import Grid
 from sudoku_cp.native.propagation import (
@@ -23,6 +22,7 @@ from sudoku_cp.native.propagation import (
     propagation_tables,
 )
 from sudoku_cp.propagation import propagate
+from sudoku_cp.random_grids import blank_cells, random_solution
 
 SHAPES = [(2, 2), (2, 3), (3, 2), (2, 4), (3, 3), (3, 4)]
 shapes = st.sampled_from(SHAPES)

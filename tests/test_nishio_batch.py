@@ -11,8 +11,8 @@ from conftest import DATA, read_lines
 from sudoku_cp.formats import json_dumps, parse_grid
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.nishio.api import make_method, method_name, solve_dag_batch, solve_nishio, solve_nishio_many
-from sudoku_cp.nishio.generate import random_masks
 from sudoku_cp.nishio.instance import NishioInstance, digit_instances, digit_masks
+from sudoku_cp.nishio.random_instances import random_masks
 from sudoku_cp.nishio.result import NishioDisagreement
 from sudoku_cp.outcome import Status
 
@@ -99,7 +99,7 @@ def test_old_method_names_are_accepted() -> None:
 
 
 def test_a_stopped_method_gives_an_unknown_result_with_its_reason() -> None:
-    from sudoku_cp.nishio.generate import pigeonhole
+    from sudoku_cp.nishio.random_instances import pigeonhole
     from sudoku_cp.outcome import REASON_TIME_LIMIT
 
     g = Geometry(4, 4)

@@ -233,10 +233,10 @@ def test_encode_nishio_reports_a_bad_instance_in_one_line(tmp_path: Path) -> Non
 
 def test_cli_batch_answers_equal_one_instance_at_a_time(tmp_path: Path, capsys: Capture) -> None:
     """The DAG batch path (--json) writes, in input order, what solve_nishio says for each instance."""
+    from sudoku_cp.checker import given_conflict
     from sudoku_cp.formats import parse_puzzles
     from sudoku_cp.nishio.api import solve_nishio
     from sudoku_cp.nishio.instance import digit_instances
-    from sudoku_cp.verify import given_conflict
 
     lines = read_lines(DATA / "forum_hardest_200.txt", 40)
     lines.insert(7, "12345")  # unreadable

@@ -383,7 +383,7 @@ def test_a_single_hard_sat_call_stops_at_the_time_limit(solver: str) -> None:
     """Pigeonhole: 13 rows in 12 columns at 25x25 takes CDCL far longer than the limit."""
     import time
 
-    from sudoku_cp.nishio.generate import pigeonhole
+    from sudoku_cp.nishio.random_instances import pigeonhole
     from sudoku_cp.nishio.sat import SatNishio
 
     instance = NishioInstance(Geometry(5, 5), pigeonhole(Geometry(5, 5), 13))
@@ -395,8 +395,8 @@ def test_a_single_hard_sat_call_stops_at_the_time_limit(solver: str) -> None:
 
 def test_pigeonhole_sets_have_no_placement_but_full_units() -> None:
     from sudoku_cp.nishio.dag import build_dag, closure_batch
-    from sudoku_cp.nishio.generate import pigeonhole
     from sudoku_cp.nishio.matching import matching_closure
+    from sudoku_cp.nishio.random_instances import pigeonhole
 
     for p, q, k in [(2, 2, 2), (2, 3, 3), (3, 3, 5), (4, 4, 8)]:
         g = Geometry(p, q)

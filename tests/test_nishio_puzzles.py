@@ -8,12 +8,12 @@ from conftest import DATA, read_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from sudoku_cp.checker import given_conflict
 from sudoku_cp.executor import Executor
 from sudoku_cp.formats import PuzzleItem, parse_puzzles
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.grid import Grid
 from sudoku_cp.nishio.puzzles import NishioAsk, PuzzleAnswers, _clashing, answer_puzzles
-from sudoku_cp.verify import given_conflict
 
 
 def _batch() -> list[PuzzleItem]:

@@ -16,11 +16,11 @@ from sudoku_cp.formats import parse_grid
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.nishio.api import make_method
 from sudoku_cp.nishio.dag import build_dag, closure_batch, count_batch
-from sudoku_cp.nishio.generate import FAMILIES, random_masks, random_placement
 from sudoku_cp.nishio.instance import NishioInstance, digit_instances
 from sudoku_cp.nishio.matching import matching_closure
 from sudoku_cp.nishio.overlay import overlay_batch
 from sudoku_cp.nishio.placement import placement_problem
+from sudoku_cp.nishio.random_instances import FAMILIES, random_masks, random_placement
 
 SMALL = [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3)]
 LARGE = [(3, 4), (4, 3), (4, 4)]
@@ -179,8 +179,8 @@ def test_digit_subproblems_of_the_whole_9x9_corpora(corpus: str) -> None:
 
 @pytest.mark.parametrize("shape", [(2, 3), (3, 3), (4, 4), (5, 5)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_the_matching_prune_keeps_every_placement(shape: tuple[int, int]) -> None:
-    from sudoku_cp.nishio.generate import pigeonhole
     from sudoku_cp.nishio.matching import unit_pair_prune
+    from sudoku_cp.nishio.random_instances import pigeonhole
 
     g = Geometry(*shape)
     masks, _ = family_stack(g, seed=11, per_family=60 if g.n < 25 else 2)

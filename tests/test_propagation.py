@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from sudoku_cp.backends.pysat_backend import PysatBackend
 from sudoku_cp.formats import parse_grid
-from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry, geometry_for_size
 from sudoku_cp.propagation import candidates, propagate, propagate_batch
+from sudoku_cp.random_grids import blank_cells, random_solution
 
 
 @pytest.mark.parametrize("shape", [(2, 2), (2, 3), (3, 2), (2, 4), (3, 3), (3, 4), (4, 4)])

@@ -22,12 +22,12 @@ from hypothesis import strategies as st
 
 import sudoku_cp.propagation as propagation
 from sudoku_cp.formats import parse_grid
-from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry, geometry_for_size
 from sudoku_cp.grid import Grid
 from sudoku_cp.limits import Deadline, TimeLimitReached
 from sudoku_cp.propagation import bitset, propagate_batch, vectorized
 from sudoku_cp.propagation.result import Propagation
+from sudoku_cp.random_grids import blank_cells, random_solution
 
 SHAPES = [
     (1, 4), (2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (2, 5), (5, 2), (3, 3), (3, 4), (4, 3),

@@ -20,12 +20,12 @@ import numpy as np
 import pytest
 
 from sudoku_cp.backends.batch9 import propagate9
-from sudoku_cp.generate import random_puzzle
 from sudoku_cp.geometry import Geometry, geometry_for_size
 from sudoku_cp.grid import Grid
 from sudoku_cp.native.propagation import initial_masks, propagation_tables
 from sudoku_cp.native.propagation import propagate_masks as native_propagate_masks
 from sudoku_cp.propagation import bitset, vectorized
+from sudoku_cp.random_grids import random_puzzle
 
 SHAPES = [(p, q) for p in range(1, 5) for q in range(1, 5) if p * q >= 2]
 FRACTIONS = (0.2, 0.45, 0.6, 0.75, 0.95)

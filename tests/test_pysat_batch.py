@@ -8,10 +8,10 @@ from conftest import DATA, read_lines
 
 from sudoku_cp.backends import pysat_batch
 from sudoku_cp.backends.pysat_batch import BatchPysat
+from sudoku_cp.checker import valid_completions
 from sudoku_cp.formats import parse_puzzles
 from sudoku_cp.geometry import geometry_for_size
 from sudoku_cp.limits import TimeLimitReached
-from sudoku_cp.verify import valid_completions
 
 NINE = geometry_for_size(9)
 

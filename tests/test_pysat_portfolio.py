@@ -17,14 +17,14 @@ from sudoku_cp.backends.pysat_backend import (
     solver_options,
 )
 from sudoku_cp.backends.pysat_batch import PysatBatchBackend
+from sudoku_cp.checker import valid_solutions_mask
 from sudoku_cp.cnf.sudoku import encode_cnf
 from sudoku_cp.formats import parse_grid
-from sudoku_cp.generate import random_puzzle
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.grid import Grid
 from sudoku_cp.limits import Deadline
 from sudoku_cp.outcome import REASON_TIME_LIMIT
-from sudoku_cp.verify import valid_solutions_mask
+from sudoku_cp.random_grids import random_puzzle
 
 
 def _grid(fraction: float, seed: int) -> Grid:

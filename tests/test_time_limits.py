@@ -32,12 +32,12 @@ from sudoku_cp.cnf.sudoku import encode_cnf
 from sudoku_cp.cpsat import build_cpsat_model
 from sudoku_cp.exact_cover import build_exact_cover
 from sudoku_cp.formats import PuzzleItem, format_ints, format_line
-from sudoku_cp.generate import random_puzzle
 from sudoku_cp.geometry import Geometry, geometry_for_size
 from sudoku_cp.grid import Grid
 from sudoku_cp.limits import Deadline, ModelTooLarge, TimeLimitReached, process_started, solve_limited
 from sudoku_cp.outcome import REASON_TIME_LIMIT, Status
 from sudoku_cp.propagation import propagate
+from sudoku_cp.random_grids import random_puzzle
 
 #: Half blank, no single anywhere: a long search for every backend.
 HARD100 = random_puzzle(Geometry(10, 10), 0.5, np.random.default_rng(1))

@@ -12,8 +12,8 @@ import pytest
 
 import sudoku_cp as sc
 from sudoku_cp.backends import pysat_batch
+from sudoku_cp.checker import given_conflict
 from sudoku_cp.outcome import Status
-from sudoku_cp.verify import given_conflict
 
 ONE_BY_NINE = "." * 71 + "1......1.."  # two 1s in row 8 and row 9: fine with 1x9 boxes, a clash with 3x3
 HARD = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"

@@ -15,8 +15,8 @@ from conftest import DATA, read_lines, shared_file
 from sudoku_cp.audit import BackendSolver, GroundTruth, RunResult, SolverTally, Verdict, audit
 from sudoku_cp.backends.base import BackendError
 from sudoku_cp.formats import PuzzleItem, format_line, parse_puzzles
-from sudoku_cp.generate import blank_cells, random_solution
 from sudoku_cp.geometry import Geometry
+from sudoku_cp.random_grids import blank_cells, random_solution
 
 COMPLETE = ("pysat", "dlx", "backtrack")  # exhaustive: must answer every run correctly
 STOCHASTIC = ("acs", "hill", "ils")  # incomplete: may time out or give up, never be wrong

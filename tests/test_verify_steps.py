@@ -23,11 +23,11 @@ from hypothesis import strategies as st
 
 from sudoku_cp.audit.steplog import StepLogError, read_step_logs
 from sudoku_cp.audit.steps import StepVerdict, check_step_logs
+from sudoku_cp.checker import check_solution
 from sudoku_cp.cli import main
 from sudoku_cp.formats import format_line, parse_grid, parse_puzzles
 from sudoku_cp.fuzz.cases import CaseKey, make_case
 from sudoku_cp.grid import Grid
-from sudoku_cp.verify import check_solution
 
 #: Statuses of ``fuzz.cases`` whose puzzles explain's logs are checked on: unique (minimal and
 #: not), several solutions (two, many), no solution without a clash, a full grid less one cell.

@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 
 from ..backends.base import BackendError, SearchResult
+from ..checker import solution_problem
 from ..formats import format_line
 from ..geometry import geometry_for_size
 from ..grid import Grid
-from ..verify import solution_problem
 from .answers import Answer, Claim, Verdict
 from .truth import Truth
 

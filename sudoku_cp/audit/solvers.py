@@ -32,7 +32,6 @@ import numpy as np
 from ..backends.base import BackendError
 from ..backends.registry import make_backend
 from ..formats import format_line
-from ..generate import blank_cells, random_solution
 from ..geometry import Geometry, geometry_for_size
 from ..grid import Grid
 from ..limits import compile_seconds
@@ -44,6 +43,7 @@ from ..process import (
     ending,
     run_program,
 )
+from ..random_grids import blank_cells, random_solution
 from .answers import Answer, AuditError, Claim, Verdict, parse_answer
 from .judge import answer_from_search, pack_grid, unpack_grid
 

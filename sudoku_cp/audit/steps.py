@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from ..checker import check_solution, given_conflict
 from ..cnf.sudoku import AmoEncoding, CnfEncoding, encode_cnf
 from ..cnf.varmap import GridVarMap
 from ..errors import SudokuCpError
@@ -50,7 +51,6 @@ from ..geometry import Geometry
 from ..grid import Grid
 from ..limits import Deadline, ModelTooLarge, Sigint, TimeLimitReached, solve_limited
 from ..outcome import REASON_TIME_LIMIT
-from ..verify import check_solution, given_conflict
 from .steplog import StepLog
 
 __all__ = ["PLACEMENT", "ELIMINATION", "OMITTED", "StepVerdict", "StepsResult", "check_step_logs"]

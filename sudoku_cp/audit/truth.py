@@ -20,9 +20,9 @@ import numpy as np
 
 from ..backends.base import Backend, BackendError, refusal
 from ..backends.registry import make_backend
+from ..checker import given_conflict
 from ..grid import Grid
 from ..limits import ModelTooLarge
-from ..verify import given_conflict
 
 __all__ = ["DEFAULT_TRUTH", "EXTENDED", "REMEMBERED", "GroundTruth", "Truth", "choose_truth", "truth_path"]
 

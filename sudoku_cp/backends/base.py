@@ -9,7 +9,7 @@ passes ``checked_answers``, the choke point, which every public way in goes thro
 (``Backend.search_arrays``, ``search_many``, ``search``; a subclass may not redefine them):
 
 * every solution is read as it came (no cast before the range check) and checked against the
-  rules and the puzzle's givens by the independent checker (``sudoku_cp.verify``), and a puzzle
+  rules and the puzzle's givens by the independent checker (``sudoku_cp.checker``), and a puzzle
   given the same solution twice, or fewer or more grids than its count, is refused: it keeps no
   solution, is not complete, and the refusal is its ``error``;
 * an answer of the wrong shape (a puzzle forgotten, arrays that do not match) is unknown for every
@@ -32,12 +32,12 @@ from typing import Any, ClassVar, cast
 
 import numpy as np
 
+from ..checker import solution_problem, valid_completions
 from ..errors import SudokuCpError
 from ..geometry import Geometry
 from ..grid import Grid
 from ..limits import Deadline, TimeLimitReached
 from ..outcome import REASON_TIME_LIMIT, Status
-from ..verify import solution_problem, valid_completions
 
 __all__ = [
     "Backend",

@@ -17,10 +17,10 @@ import numpy as np
 
 from ..certify.cnf import sudoku_cnf
 from ..certify.prove import PROVER
+from ..checker import valid_solutions_mask
 from ..grid import Grid
 from ..limits import Deadline, ModelTooLarge, solve_limited
 from ..outcome import REASON_TIME_LIMIT
-from ..verify import valid_solutions_mask
 from .base import BackendError, refusal
 
 __all__ = ["CONFIRM_SOLVER", "confirm_no_more"]

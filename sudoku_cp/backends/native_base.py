@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..checker import given_conflict
 from ..grid import Grid
 from ..limits import ModelTooLarge, TimeLimitReached
 from ..native import NativeInputError
 from ..outcome import REASON_CAP, REASON_INCOMPLETE, REASON_TIME_LIMIT
-from ..verify import given_conflict
 from .base import BackendError, OneByOne, SearchResult, no_grids, stopped
 
 __all__ = ["NativeBackend", "NativeRun", "unknown_reason"]

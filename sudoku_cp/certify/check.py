@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..checker import solution_problem
 from ..errors import excerpt
 from ..executor import Executor, Work, run_ordered
 from ..formats import ParseError, parse_line
 from ..geometry import Geometry, GeometryError, geometry_for_size, parse_box
 from ..grid import Grid
 from ..limits import Deadline, ModelTooLarge, TimeLimitReached
-from ..verify import solution_problem
 from .checkers import check_refutation, warm_checker
 from .cnf import CertificateCnf, formula_cnf, nishio_cnf, parse_canonical, sudoku_cnf
 from .manifest import ManifestError, read_manifest

@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
+from ..checker import solution_problem
 from ..cnf.dimacs import SolverProgramError
 from ..formats import format_line
 from ..geometry import Geometry
 from ..grid import Grid
 from ..limits import Deadline
-from ..verify import solution_problem
 from .check import placement_problem
 from .checkers import check_refutation, checker_info
 from .cnf import CertificateCnf, compress, formula_cnf, nishio_cnf, sudoku_cnf

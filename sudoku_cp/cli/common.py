@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ..backends.registry import backend_names, backends_help
+from ..checker import given_conflict
 from ..errors import SudokuCpError, naming_file
 from ..formats import (
     SYMBOLS,
@@ -31,7 +32,6 @@ from ..geometry import parse_box
 from ..grid import Grid
 from ..limits import Sigint
 from ..outcome import Status
-from ..verify import given_conflict
 
 if TYPE_CHECKING:
     from tqdm import tqdm

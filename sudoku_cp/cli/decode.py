@@ -44,10 +44,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``sudoku-cp decode``; return the exit code."""
+    from ..checker import VerificationError, check_solution
     from ..cnf.dimacs import SolverProgramError, read_solver_answer
     from ..cnf.sudoku import AmoEncoding, encode_cnf
     from ..cnf.varmap import DecodeError
-    from ..verify import VerificationError, check_solution
 
     if args.puzzle == "-" and args.solver_output == "-":
         raise CliError("only one of PUZZLE and OUTPUT can be '-' (standard input)")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from importlib import resources
 
+from ..checker import check_solution
 from ..formats import format_pretty, parse_puzzles
-from ..verify import check_solution
 from . import common
 from .common import STATUS_EXIT, CliError
 

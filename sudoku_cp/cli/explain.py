@@ -9,9 +9,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from ..checker import given_conflict
 from ..formats import json_dumps
 from ..outcome import Status
-from ..verify import given_conflict
 from . import common
 from .common import EXIT_WRONG, STATUS_EXIT, CliError
 from .results_file import BatchOutput, add_results_file_options, digest_items, run_identity

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..checker import given_conflict
 from ..formats import ParseError, PuzzleItem, json_dumps, parse_puzzles
-from ..verify import given_conflict
 from . import common
 from .common import EXIT_BAD_INPUT, EXIT_NO_SOLUTION, EXIT_OK, EXIT_UNKNOWN, CliError
 from .results_file import BatchOutput, add_results_file_options, digest_items, run_identity

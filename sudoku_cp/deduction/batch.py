@@ -26,13 +26,13 @@ from typing import Any
 
 import numpy as np
 
+from ..checker import given_conflict
 from ..executor import Executor, Work, run_ordered
 from ..formats import SYMBOLS, PuzzleItem, format_line, format_pretty
 from ..geometry import geometry_for_size
 from ..grid import Grid
 from ..limits import Deadline
 from ..outcome import REASON_TIME_LIMIT, Status
-from ..verify import given_conflict
 from .board import Board
 from .engine import Deduction, deduce
 from .rate import LEVELS, Rating, level_of, rate, rating_of

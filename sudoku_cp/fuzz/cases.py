@@ -163,7 +163,7 @@ def _solutions(puzzle: Grid, limit: int) -> list[np.ndarray]:
 
 
 def _solution(geometry: Geometry, rng: np.random.Generator) -> Grid:
-    from ..generate import random_solution
+    from ..random_grids import random_solution
 
     return random_solution(geometry, rng)
 
@@ -183,7 +183,7 @@ def _minimal(geometry: Geometry, rng: np.random.Generator) -> tuple[Grid, Grid, 
 
 
 def _emptied(grid: Grid, fraction: float, rng: np.random.Generator) -> Grid:
-    from ..generate import blank_cells
+    from ..random_grids import blank_cells
 
     return blank_cells(grid, fraction, rng)
 

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..checker import given_conflict
 from ..executor import Executor, Work, run_ordered
 from ..formats import PuzzleItem
 from ..geometry import Geometry, geometry_for_size
 from ..grid import Grid
-from ..verify import given_conflict
 from .instance import NishioInstance, digit_instances
 from .result import NishioDisagreement, NishioResult
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..generate import random_solution
 from ..geometry import Geometry
+from ..random_grids import random_solution
 
 __all__ = ["FAMILIES", "digit_union", "pigeonhole", "random_masks", "random_placement"]
 

@@ -6,10 +6,10 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sudoku_cp.generate import blank_cells, random_solution
+from sudoku_cp.checker import given_conflict, solution_problem, valid_completions, valid_solutions_mask
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.grid import Grid
-from sudoku_cp.verify import given_conflict, solution_problem, valid_completions, valid_solutions_mask
+from sudoku_cp.random_grids import blank_cells, random_solution
 
 
 def _pair(seed: int = 0) -> tuple:

@@ -14,9 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sudoku_cp.geometry import Geometry
-from sudoku_cp.grid import Grid
-from sudoku_cp.verify import (
+from sudoku_cp.checker import (
     VerificationError,
     check_solution,
     given_conflict,
@@ -24,6 +22,8 @@ from sudoku_cp.verify import (
     valid_completions,
     valid_solutions_mask,
 )
+from sudoku_cp.geometry import Geometry
+from sudoku_cp.grid import Grid
 
 #: Every box shape from 1x2 to 3x4, both ways round.
 SHAPES = [(1, 2), (2, 1), (1, 3), (3, 1), (2, 2), (1, 4), (4, 1), (2, 3), (3, 2), (2, 4), (4, 2)]

@@ -7,26 +7,42 @@ prover) on the plain ``extended`` encoding of ``certify.cnf.sudoku_cnf`` (the gi
 clauses, no propagation, no optimized model), with the solutions already found blocked.  A
 solution found there refutes the claim (a ``BackendError`` naming it, after the grid itself is
 checked); a time limit or a model too big leaves the answer unknown (the reason is returned).
+
+Claims that come by the thousand ("exactly these k >= 1 solutions", e.g. "unique" under
+``--unique`` from the pysat batch path's search of its own compact model) are counted again by
+``confirm_counts``: the native bitset backtracking search (``native.backtrack``, a compiled search
+with its own propagation, no CNF, no solver of ours), a whole batch in one call, each of its
+grids checked by the checker.  Only what it leaves undecided (a time limit, a grid too big for it)
+goes to ``confirm_no_more`` one puzzle at a time.  Solving the extended CNF per puzzle costs about
+the batch path's own time again (``benchmarks/unique_confirm.py``); the count, a few percent.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..certify.cnf import sudoku_cnf
 from ..certify.prove import PROVER
-from ..checker import valid_solutions_mask
+from ..checker import valid_completions, valid_solutions_mask
+from ..geometry import Geometry
 from ..grid import Grid
-from ..limits import Deadline, ModelTooLarge, solve_limited
+from ..limits import Deadline, ModelTooLarge, TimeLimitReached, solve_limited
+from ..native import NativeInputError
+from ..native.backtrack import search_batch
 from ..outcome import REASON_TIME_LIMIT
 from .base import BackendError, refusal
 
-__all__ = ["CONFIRM_SOLVER", "confirm_no_more"]
+__all__ = ["CONFIRM_SOLVER", "COUNT_CONFIRMER", "Confirmed", "confirm_counts", "confirm_no_more"]
 
 CONFIRM_SOLVER = PROVER
 """The python-sat solver that confirms UNSAT claims (the certificates' prover, CaDiCaL 1.9.5)."""
+
+COUNT_CONFIRMER = "backtrack"
+"""What counts again the solutions of a batch of claims (``confirm_counts``): the native search."""
 
 
 def confirm_no_more(
@@ -49,8 +65,15 @@ def confirm_no_more(
     """
     from pysat.solvers import Solver
 
-    who = f"the UNSAT claim of solver program {claimant!r}" if claimant else f"{finder}'s contradiction"
     known = np.stack(found) if found else None
+    count = 0 if known is None else len(known)
+    what = "no solution" if not count else f"no solution beyond the {count} found"
+    if claimant:
+        who = f"the UNSAT claim of solver program {claimant!r}"
+    elif count:
+        who = f"{finder}'s claim of {what}"
+    else:
+        who = f"{finder}'s contradiction"
     if known is not None:  # a wrong grid blocked here would make the confirmation meaningless
         problem = refusal(puzzle.geometry, puzzle.values.reshape(-1), known, name)
         if problem is not None:
@@ -79,8 +102,11 @@ def confirm_no_more(
     values[true // n] = true % n + 1
     if not valid_solutions_mask(puzzle, values.reshape(1, n, n))[0]:  # the confirmer's own grid
         raise BackendError(f"pysat:{CONFIRM_SOLVER} returned a wrong solution while confirming {who}")
-    count = 0 if known is None else len(known)
-    what = "no solution" if not count else f"no solution beyond the {count} found"
+    if claimant is None and count:
+        raise BackendError(
+            f"{finder} claimed {what} but pysat:{CONFIRM_SOLVER} found another valid solution on the "
+            "extended encoding: the claim is wrong"
+        )
     if claimant is None:
         raise BackendError(
             f"{finder} found the puzzle contradictory but pysat:{CONFIRM_SOLVER} found a valid "
@@ -90,3 +116,117 @@ def confirm_no_more(
         f"solver program {claimant!r} claimed UNSAT ({what}) but pysat:{CONFIRM_SOLVER} "
         "found a valid solution: the program's answer is wrong"
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Confirmed:
+    """What ``confirm_counts`` made of B claims: ``unknown`` (position: why not confirmed),
+    ``refuted`` (position: the error naming the claim, or the confirmer, that is wrong) and
+    ``seconds`` (B,) spent on each.  A position in neither is confirmed."""
+
+    unknown: dict[int, str]
+    refuted: dict[int, str]
+    seconds: np.ndarray
+
+
+def _rows(grids: np.ndarray) -> set[bytes]:
+    """Each row of a (k, n*n) stack as bytes (a solution's identity), in int16."""
+    return {row.tobytes() for row in np.asarray(grids, dtype=np.int16)}
+
+
+def confirm_counts(
+    geometry: Geometry,
+    givens: np.ndarray,
+    found: Sequence[np.ndarray],
+    time_limit: float | Deadline | None,
+    *,
+    name: str,
+    finder: str,
+    spent: np.ndarray | None = None,
+) -> Confirmed:
+    """Confirm B claims "puzzle k (``givens[k]``) has exactly the solutions ``found[k]``" (each a
+    (c, n*n) stack of checked grids, c >= 1; c = 1 is "unique") by another path.
+
+    First the native backtracking count (``COUNT_CONFIRMER``) of the whole batch, up to one more
+    than the largest claim: a valid grid it finds beyond a claim refutes the claim; its count
+    equal to the claim, the same grids, confirms it; a grid of its that the checker refuses, or a
+    count short of the checked grids, is the confirmer's bug (refuted too: the answer cannot
+    stand unconfirmed).  What it leaves undecided goes to ``confirm_no_more`` with what is left
+    of the puzzle's time.  ``time_limit``: seconds for each puzzle, of which ``spent`` (B,) are
+    already spent (the claim's own search), or one ``Deadline`` for all.  ``finder`` names the
+    claimant in the messages; ``name`` the backend answering.
+    """
+    n = geometry.n
+    stack = np.asarray(givens).reshape(-1, n * n)
+    size = len(stack)
+    seconds = np.zeros(size)
+    unknown: dict[int, str] = {}
+    refuted: dict[int, str] = {}
+    if not size:
+        return Confirmed(unknown, refuted, seconds)
+    claims = [np.asarray(grids).reshape(-1, n * n) for grids in found]
+    if any(len(grids) == 0 for grids in claims) or len(claims) != size:
+        raise ValueError("confirm_counts confirms claims of at least one solution each, one per puzzle")
+    used = np.zeros(size) if spent is None else np.asarray(spent, dtype=np.float64)
+    count_limit: float | Deadline | None
+    if isinstance(time_limit, Deadline) or time_limit is None:
+        count_limit = time_limit
+    else:  # one limit for every puzzle of the count: the most any has left (a 9x9 count takes microseconds)
+        count_limit = max(time_limit - float(used.min()), 0.0)
+    began = time.perf_counter()
+    undecided: list[int] = []
+    try:
+        run = search_batch(
+            geometry, stack, limit=max(map(len, claims)) + 1, keep=True, time_limit=count_limit
+        )
+    except (NativeInputError, ModelTooLarge, TimeLimitReached):
+        undecided = list(range(size))  # the extended CNF below, one by one
+    else:
+        seconds += run.seconds
+        ends = np.cumsum(run.counts)
+        for k, claim in enumerate(claims):
+            theirs = run.solutions[ends[k] - run.counts[k] : ends[k]]
+            what = "a unique solution" if len(claim) == 1 else f"exactly {len(claim)} solutions"
+            if len(theirs) and not valid_completions(geometry, stack[k : k + 1], theirs).all():
+                refuted[k] = (
+                    f"{COUNT_CONFIRMER} returned a wrong solution while confirming {finder}'s claim of "
+                    f"{what}: not confirmed"
+                )
+                continue
+            extra = _rows(theirs) - _rows(claim)
+            if extra:
+                refuted[k] = (
+                    f"{finder} claimed {what} but {COUNT_CONFIRMER} found another valid solution: "
+                    "the claim is wrong"
+                )
+            elif not run.complete[k]:
+                undecided.append(k)
+            elif int(run.counts[k]) != len(claim):
+                refuted[k] = (
+                    f"{COUNT_CONFIRMER} counted {int(run.counts[k])} solutions where {len(claim)} are "
+                    f"checked, confirming {finder}'s claim of {what}: a bug in {COUNT_CONFIRMER}"
+                )
+    overhead = (time.perf_counter() - began - float(seconds.sum())) / size
+    seconds += max(overhead, 0.0)
+    for k in undecided:
+        t0 = time.perf_counter()
+        if isinstance(time_limit, Deadline):
+            deadline = time_limit
+        else:  # the puzzle's own budget, less what the batch count spent on it
+            deadline = Deadline(None if time_limit is None else max(time_limit - used[k] - seconds[k], 0.0))
+        try:
+            reason = confirm_no_more(
+                Grid(geometry, stack[k].reshape(n, n)),
+                list(claims[k]),
+                deadline,
+                claimant=None,
+                name=name,
+                finder=finder,
+            )
+        except BackendError as error:
+            refuted[k] = str(error)
+        else:
+            if reason is not None:
+                unknown[k] = reason
+        seconds[k] += time.perf_counter() - t0
+    return Confirmed(unknown, refuted, seconds)

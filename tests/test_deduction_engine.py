@@ -81,7 +81,7 @@ def test_clashing_givens_are_unsat_at_once() -> None:
 
 @pytest.mark.parametrize(("record", "check"), [(True, False), (False, False), (True, True), (False, True)])
 def test_a_spent_deadline_is_unknown(record: bool, check: bool) -> None:
-    result = deduce(HARD, record=record, deadline=Deadline(0), check=check)
+    result = deduce(HARD, record=record, time_limit=Deadline(0), check=check)
     assert result.status is Status.UNKNOWN and result.reason == REASON_TIME_LIMIT
 
 
@@ -165,3 +165,14 @@ def test_a_rule_that_changes_nothing_or_names_a_non_candidate_is_a_bug() -> None
     stale = _rule(lambda board: Step("broken", NONE, np.array([[given, 0]])))
     with pytest.raises(RuleBug, match="not open"):
         deduce(SOLVED_BY_SINGLES, (stale, *RULES))
+
+
+def test_time_limit_is_seconds_or_a_deadline() -> None:
+    # As every public function: seconds from the call, a Deadline the caller shares, None or inf
+    # for none; a bad number is refused before any work.
+    assert deduce(HARD, time_limit=0).status is Status.UNKNOWN
+    assert deduce(HARD, time_limit=0.0, record=False).status is Status.UNKNOWN
+    assert deduce(SOLVED_BY_SINGLES, time_limit=float("inf")).status is Status.SOLVED
+    assert deduce(SOLVED_BY_SINGLES, time_limit=Deadline(None), record=False).status is Status.SOLVED
+    with pytest.raises(ValueError, match="time limit"):
+        deduce(SOLVED_BY_SINGLES, time_limit=-1.0)

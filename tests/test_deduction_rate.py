@@ -360,3 +360,36 @@ def test_forcing_chains_finish_what_the_chains_leave_and_are_proved_by_sat(line:
     assert deduction.status is Status.SOLVED
     assert deduction.hardest in ("region-forcing-chains", "cell-forcing-chains")
     assert rate(grid).rating == deduction.weight >= 8.2
+
+
+def test_rate_and_batches_take_a_time_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sudoku_cp.deduction import batch
+    from sudoku_cp.limits import Deadline
+
+    easy = parse_grid(EASY)
+    assert rate(easy, time_limit=0).status is Status.UNKNOWN
+    assert rate(easy, time_limit=Deadline(None)) == rate(easy, time_limit=float("inf")) == rate(easy)
+    items = parse_puzzles(f"{EASY}\n{HARD}\n{EASY}\n")
+    assert [r.status for r in batch.rate_items(items, time_limit=Deadline(0))] == [Status.UNKNOWN] * 3
+    assert [r.status for r in batch.explain_items(items, time_limit=0)] == [Status.UNKNOWN] * 3
+    with pytest.raises(ValueError, match="time limit"):
+        batch.rate_items(items, time_limit=float("nan"))
+    # Seconds are each puzzle's own budget (a Deadline is the whole batch's): every puzzle
+    # starts its own clock.
+    seen: list[object] = []
+    real = batch.rate
+
+    def spy(grid: Grid, rules: object = None, *, time_limit: object = None) -> object:
+        seen.append(time_limit)
+        return real(grid, rules, time_limit=time_limit)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(batch, "rate", spy)
+    assert [r.status for r in batch.rate_items(items, time_limit=600)][0] is Status.SOLVED
+    assert len(seen) == 3 and len({id(limit) for limit in seen}) == 3
+    assert all(isinstance(limit, Deadline) and limit.seconds == 600 for limit in seen)
+    seen.clear()
+    shared = Deadline(600)
+    list(batch.rate_items(items, time_limit=shared))
+    # one end for all (each chunk carries it as a wall-clock time: the same to within clock reads)
+    ends = [limit.end for limit in seen if isinstance(limit, Deadline) and limit.end is not None]
+    assert len(ends) == 3 and max(ends) - min(ends) < 1.0

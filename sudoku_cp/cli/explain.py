@@ -137,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
         items,
         rules,
         check=args.check,
-        deadline=clock,
+        time_limit=clock,
         executor=common.executor(args),
         skip=output.done,
         notice=common.notice,

@@ -114,7 +114,12 @@ def run(args: argparse.Namespace) -> int:
         levels[str(obj["level"])] += 1
     start = time.perf_counter()
     results = rate_items(
-        items, chosen, deadline=clock, executor=common.executor(args), skip=output.done, notice=common.notice
+        items,
+        chosen,
+        time_limit=clock,
+        executor=common.executor(args),
+        skip=output.done,
+        notice=common.notice,
     )
     total = len(items) - len(output.done)
     with output.writing(results, total, "rating", enabled=False if args.no_progress else None) as (

@@ -3,14 +3,16 @@
 ``explain_items`` records every step of each puzzle (what ``sudoku-cp explain`` prints);
 ``rate_items`` runs the fast path of ``rate`` on each (what ``sudoku-cp rate`` prints).  Both
 take the parsed items of a batch (``formats.parse_puzzles``) and go on past bad lines: an
-unreadable line or clashing givens give ``Status.INVALID`` with the reason.  A deadline covers
-the whole batch: puzzles it stops, and every puzzle after it, are ``unknown`` ("time limit
+unreadable line or clashing givens give ``Status.INVALID`` with the reason.  ``time_limit``, as
+in ``sudoku_cp.api``: a number of seconds for each puzzle, or a ``Deadline`` that covers the
+whole batch (puzzles it stops, and every puzzle after it, are ``unknown``, "time limit
 reached").  The text forms (a puzzle's steps, pencil marks, the histogram of levels, the rule
 table of ``--help``) live here too, so the command line only prints.
 
 Both run in chunks on an executor (``sudoku_cp.executor``: this process, local worker
 processes or a Dask cluster).  A chunk carries its puzzles as plain numbers, the rules by name
-(a worker selects them once) and the deadline as a wall-clock end; the results come back in
+(a worker selects them once) and the batch's deadline as a wall-clock end (or the seconds of
+each puzzle); the results come back in
 input order.  ``skip`` leaves out the items whose indices a resumed run already has.
 """
 
@@ -34,7 +36,7 @@ from ..grid import Grid
 from ..limits import Deadline
 from ..outcome import REASON_TIME_LIMIT, Status
 from .board import Board
-from .engine import Deduction, deduce
+from .engine import Deduction, _deadline_of, deduce
 from .rate import LEVELS, Rating, level_of, rate, rating_of
 from .rules import FAMILIES, RULES, Rule, select_rules
 
@@ -221,15 +223,16 @@ def explain_items(
     rules: Sequence[Rule] | None = None,
     *,
     check: bool = False,
-    deadline: Deadline | None = None,
+    time_limit: float | Deadline | None = None,
     executor: Executor | None = None,
     skip: Container[int] = frozenset(),
     notice: Callable[[str], None] | None = None,
 ) -> Generator[Explained, None, None]:
     """Each item explained step by step, in order, run where ``executor`` says; ``check`` proves
     every step by SAT as it is found (``deduce(check=True)``): a step the check refutes ends
-    that puzzle, whose result names the failure (``Explained.refuted``)."""
-    return _batch("explain", items, rules, check, deadline, executor, skip, notice)
+    that puzzle, whose result names the failure (``Explained.refuted``).  ``time_limit``: seconds
+    for each puzzle, or a ``Deadline`` for the whole batch."""
+    return _batch("explain", items, rules, check, time_limit, executor, skip, notice)
 
 
 def _explained(
@@ -245,7 +248,7 @@ def _explained(
         return Explained(item.index, item.line, status, grid, error=error)
     start = time.perf_counter()
     try:
-        deduction = deduce(grid, rules, record=True, deadline=deadline, check=check)
+        deduction = deduce(grid, rules, record=True, time_limit=deadline, check=check)
     except StepNotProved as refuted:
         seconds = time.perf_counter() - start
         return Explained(item.index, item.line, Status.UNKNOWN, grid, seconds=seconds, refuted=str(refuted))
@@ -345,7 +348,7 @@ def _rated(item: PuzzleItem, rules: Sequence[Rule] | None, deadline: Deadline | 
     if deadline is not None and deadline.expired():
         status, error = _not_started(grid)
         return Rated(item.index, item.line, status, error=error)
-    rating: Rating = rate(grid, rules, deadline=deadline)
+    rating: Rating = rate(grid, rules, time_limit=deadline)
     status, conflict = _unsat_or_invalid(grid, rating.status)
     if conflict is not None:
         return Rated(item.index, item.line, status, error=conflict)
@@ -365,13 +368,14 @@ def rate_items(
     items: Sequence[PuzzleItem],
     rules: Sequence[Rule] | None = None,
     *,
-    deadline: Deadline | None = None,
+    time_limit: float | Deadline | None = None,
     executor: Executor | None = None,
     skip: Container[int] = frozenset(),
     notice: Callable[[str], None] | None = None,
 ) -> Generator[Rated, None, None]:
-    """Each item rated (the fast path: no steps kept), in order, run where ``executor`` says."""
-    return _batch("rate", items, rules, False, deadline, executor, skip, notice)
+    """Each item rated (the fast path: no steps kept), in order, run where ``executor`` says;
+    ``time_limit``: seconds for each puzzle, or a ``Deadline`` for the whole batch."""
+    return _batch("rate", items, rules, False, time_limit, executor, skip, notice)
 
 
 # ----------------------------------------------------------------------------- chunks of a batch
@@ -387,13 +391,15 @@ _Packed = tuple[int, int, str | None, int, int, bytes]
 
 @dataclass(frozen=True, slots=True)
 class _Chunk:
-    """Items to rate or explain, the rules by name, and the deadline's wall-clock end."""
+    """Items to rate or explain, the rules by name, the batch deadline's wall-clock end, and the
+    seconds each puzzle has (None: no limit of its own)."""
 
     kind: str
     rules: tuple[str, ...]
     end: float | None
     check: bool
     items: tuple[PuzzleItem | _Packed, ...]
+    seconds: float | None = None
 
 
 #: Rule sets by their names, selected once per process (the caller's own, in this process).
@@ -440,10 +446,16 @@ def _deadline_at(end: float | None) -> Deadline | None:
 
 def _run_chunk(chunk: _Chunk) -> list[Rated | Explained]:
     rules = _rules(chunk.rules)
-    deadline = _deadline_at(chunk.end)
-    if chunk.kind == "rate":
-        return [_rated(_unpack(item), rules, deadline) for item in chunk.items]
-    return [_explained(_unpack(item), rules, chunk.check, deadline) for item in chunk.items]
+    shared = _deadline_at(chunk.end)
+    results: list[Rated | Explained] = []
+    for item in chunk.items:
+        # A limit per puzzle starts as the puzzle does (a batch's deadline is the same for all).
+        deadline = shared if chunk.seconds is None else _deadline_of(chunk.seconds)
+        if chunk.kind == "rate":
+            results.append(_rated(_unpack(item), rules, deadline))
+        else:
+            results.append(_explained(_unpack(item), rules, chunk.check, deadline))
+    return results
 
 
 def _crashed_chunk(chunk: _Chunk, why: str) -> list[Rated | Explained]:
@@ -464,12 +476,18 @@ def _batch(
     items: Sequence[PuzzleItem],
     rules: Sequence[Rule] | None,
     check: bool,
-    deadline: Deadline | None,
+    time_limit: float | Deadline | None,
     executor: Executor | None,
     skip: Container[int],
     notice: Callable[[str], None] | None,
 ) -> Generator[Any, None, None]:
     """The results of a batch, in input order; the executor (and a cluster) is reached here."""
+    deadline = time_limit if isinstance(time_limit, Deadline) else None
+    # Seconds for each puzzle, checked here (a negative or NaN limit is refused before any
+    # puzzle); 'inf' is no limit.
+    seconds = None
+    if time_limit is not None and not isinstance(time_limit, Deadline):
+        seconds = Deadline(time_limit).seconds
     chosen = tuple(rules) if rules is not None else select_rules()
     names = tuple(rule.name for rule in chosen)
     _rule_sets[names] = chosen  # this process (and forked workers) use the caller's own rules
@@ -478,7 +496,7 @@ def _batch(
     first: list[Rated | Explained] = []
     if executor.jobs > 1 and executor.cluster is None and todo:
         # The first puzzle is done here, before the fork: the workers inherit its loaded kernels.
-        first = _run_chunk(_Chunk(kind, names, _wall_end(deadline), check, (todo[0],)))
+        first = _run_chunk(_Chunk(kind, names, _wall_end(deadline), check, (todo[0],), seconds))
         todo = todo[1:]
     size = max(1, min(_CHUNK[kind], math.ceil(len(todo) / _SPREAD)))
 
@@ -486,7 +504,7 @@ def _batch(
         for start in range(0, len(todo), size):
             part = todo[start : start + size]
             packed = tuple(_pack(item) for item in part) if executor.parallel else tuple(part)
-            yield _Chunk(kind, names, _wall_end(deadline), check, packed)  # the end as it is sent
+            yield _Chunk(kind, names, _wall_end(deadline), check, packed, seconds)  # the end as it is sent
 
     results = run_ordered(_WORK, chunks(), executor, notice=notice)
 

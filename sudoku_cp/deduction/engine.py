@@ -92,6 +92,15 @@ def _unproved(rule: Rule, proof: StepProof) -> str:
     return f"a step of {rule.name} was not proved ({proof.reason or proof.status.value})"
 
 
+def _deadline_of(time_limit: float | Deadline | None) -> Deadline | None:
+    """The deadline of a ``time_limit``: the caller's own ``Deadline`` (shared, e.g. by a batch),
+    one of that many seconds starting now, or None for no limit (the loop then never looks at
+    the clock)."""
+    if time_limit is None or isinstance(time_limit, Deadline):
+        return time_limit
+    return Deadline(time_limit)
+
+
 def _easiest(
     board: Board, rules: Sequence[Rule], covered: frozenset[str] = frozenset()
 ) -> tuple[Rule, Step, float] | None:
@@ -120,19 +129,22 @@ def deduce(
     rules: Sequence[Rule] | None = None,
     *,
     record: bool = True,
-    deadline: Deadline | None = None,
+    time_limit: float | Deadline | None = None,
     max_steps: int | None = None,
     check: bool = False,
 ) -> Deduction:
     """Solve ``grid`` by the rules (all non-uniqueness rules by default), easiest step first,
     never guessing.
 
+    ``time_limit``: seconds from the call, or a ``Deadline`` the caller shares (None: no limit);
+    when it passes, the deduction stops unknown ("time limit reached") with what it found.
     ``check``: prove each step by SAT as soon as it is found (``proof.StepProver``, one step at a
     time even when not recording); a step the solver refutes raises ``proof.StepNotProved``.  A
     step whose proof is unknown (the time limit, or a uniqueness rule on a puzzle not proved
     unique) is not applied: the deduction stops there, unknown, its reason naming the rule; and
     a contradiction is unsat only once the solver confirms the puzzle has no solution.
     """
+    deadline = _deadline_of(time_limit)
     chosen = tuple(sorted(rules, key=lambda rule: rule.weight)) if rules is not None else select_rules()
     counts = {rule.name: 0 for rule in chosen}
     steps: list[Step] = []

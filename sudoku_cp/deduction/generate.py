@@ -462,13 +462,13 @@ def _target(
 
     rating = None
     if level is not None or rated:
-        rating = rate(generated.puzzle, rules, deadline=deadline)
+        rating = rate(generated.puzzle, rules, time_limit=deadline)
         if level is not None and rating.level != level:
             return None
         counts = rating.counts
         status = rating.status
     else:
-        deduction = deduce(generated.puzzle, rules, record=False, deadline=deadline)
+        deduction = deduce(generated.puzzle, rules, record=False, time_limit=deadline)
         counts, status = deduction.counts, deduction.status
     used = tuple(name for name, steps in counts.items() if steps)
     if wanted and (

@@ -79,12 +79,12 @@ class Rating:
 
 
 def rating_of(
-    deduction: Deduction, grid: Grid | None = None, *, deadline: Deadline | None = None
+    deduction: Deduction, grid: Grid | None = None, *, time_limit: float | Deadline | None = None
 ) -> tuple[float | None, str | None]:
     """The rating of a deduction and the rule of its hardest step (the heaviest step it took;
-    ``STUCK_RATING`` when stuck, None when unsolved otherwise).  ``grid`` and ``deadline`` are
+    ``STUCK_RATING`` when stuck, None when unsolved otherwise).  ``grid`` and ``time_limit`` are
     not needed: the engine measured every step as it took it."""
-    del grid, deadline
+    del grid, time_limit
     if deduction.status is Status.STUCK:
         return STUCK_RATING, None
     if deduction.status is not Status.SOLVED:
@@ -103,9 +103,14 @@ def level_of(rating: float | None) -> str:
     return name
 
 
-def rate(grid: Grid, rules: Sequence[Rule] | None = None, *, deadline: Deadline | None = None) -> Rating:
-    """Rate one puzzle with the rules (all non-uniqueness rules by default), easiest step first."""
+def rate(
+    grid: Grid, rules: Sequence[Rule] | None = None, *, time_limit: float | Deadline | None = None
+) -> Rating:
+    """Rate one puzzle with the rules (all non-uniqueness rules by default), easiest step first.
+
+    ``time_limit``: seconds from the call, or a ``Deadline`` the caller shares (None: no limit);
+    a puzzle it stops is unknown, without a rating."""
     chosen = tuple(rules) if rules is not None else select_rules()
-    deduction = deduce(grid, chosen, record=False, deadline=deadline)
+    deduction = deduce(grid, chosen, record=False, time_limit=time_limit)
     value, hardest = rating_of(deduction)
     return Rating(deduction.status, value, level_of(value), deduction.counts, hardest, deduction.reason)

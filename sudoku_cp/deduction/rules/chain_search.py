@@ -42,6 +42,7 @@ __all__ = [
     "WingFound",
     "chain_search",
     "grouped_search",
+    "sees_table",
     "wing_search",
 ]
 
@@ -63,6 +64,48 @@ def _bitcount(x: np.uint64) -> int:
 def _lowest(x: np.uint64) -> int:
     """Index of the lowest set bit (x != 0)."""
     return _bitcount((x & (~x + np.uint64(1))) - np.uint64(1))
+
+
+@numba.njit(cache=True)
+def _image(bits: np.ndarray, table: np.ndarray, words: int, into: np.ndarray) -> None:  # pragma: no cover
+    """into |= table[q] for every q set in ``bits``: one step of a relation from a set of nodes."""
+    one = np.uint64(1)
+    for t in range(words):
+        row = bits[t]
+        while row:
+            q = t * 64 + _lowest(row)
+            row &= row - one
+            for t2 in range(words):
+                into[t2] |= table[q, t2]
+
+
+@numba.njit(cache=True)
+def _advance(
+    front: np.ndarray, reach: np.ndarray, step: np.ndarray, m: int, words: int, fresh: np.ndarray
+) -> bool:  # pragma: no cover - compiled
+    """One level of the breadth-first searches from every node at once: each source's frontier
+    becomes what one ``step`` from it reaches that the source had not reached; whether any grew."""
+    grew = False
+    for v in range(m):
+        for t in range(words):
+            fresh[t] = 0
+        _image(front[v], step, words, fresh)
+        for t in range(words):
+            new = fresh[t] & ~reach[v, t]
+            front[v, t] = new
+            reach[v, t] |= new
+            if new:
+                grew = True
+    return grew
+
+
+@numba.njit(cache=True)
+def _start(front: np.ndarray, reach: np.ndarray, m: int) -> None:  # pragma: no cover - compiled
+    """Every source's search starts at itself."""
+    one = np.uint64(1)
+    for v in range(m):
+        reach[v, v >> 6] |= one << np.uint64(v & 63)
+        front[v, v >> 6] |= one << np.uint64(v & 63)
 
 
 @numba.njit(cache=True)
@@ -167,14 +210,7 @@ def _chain_search(
     reach = work[4]
     front = work[5]
     fresh = work[6, 0]
-    for v in range(m):
-        for t in range(words):
-            weak[v, t] = 0
-            strong[v, t] = 0
-            step[v, t] = 0
-            useful[v, t] = 0
-            reach[v, t] = 0
-            front[v, t] = 0
+    work[:6, :m, :words] = 0
     cells = np.empty(m, np.int64)
     digits = np.empty(m, np.int64)
     for c in range(ncell):
@@ -220,21 +256,19 @@ def _chain_search(
             if left == 2:
                 strong[v, other >> 6] |= one << np.uint64(other & 63)
     for v in range(m):
+        # step[v]: v -> not w -> y for the strong partners y of its weak partners w
+        _image(weak[v], strong, words, step[v])
         for t in range(words):
             bits = weak[v, t]
             while bits:
                 w = t * 64 + _lowest(bits)
                 bits &= bits - one
-                # step[v]: v -> not w -> y for the strong partners y of w
-                for t2 in range(words):
-                    step[v, t2] |= strong[w, t2]
                 # useful[v]: weak partners w of v with a third literal seeing both (a victim)
                 for t2 in range(words):
                     if weak[v, t2] & weak[w, t2]:
                         useful[v, w >> 6] |= one << np.uint64(w & 63)
                         break
-        reach[v, v >> 6] |= one << np.uint64(v & 63)
-        front[v, v >> 6] |= one << np.uint64(v & 63)
+    _start(front, reach, m)
     level = 0
     while True:
         found = False
@@ -284,24 +318,7 @@ def _chain_search(
         if found:
             _trace_all(weak, strong, m, ends, cells, digits, out, paths)
             return
-        grew = False
-        for v in range(m):
-            for t in range(words):
-                fresh[t] = 0
-            for t in range(words):
-                bits = front[v, t]
-                while bits:
-                    q = t * 64 + _lowest(bits)
-                    bits &= bits - one
-                    for t2 in range(words):
-                        fresh[t2] |= step[q, t2]
-            for t in range(words):
-                new = fresh[t] & ~reach[v, t]
-                front[v, t] = new
-                reach[v, t] |= new
-                if new:
-                    grew = True
-        if not grew:
+        if not _advance(front, reach, step, m, words, fresh):
             _trace_all(weak, strong, m, ends, cells, digits, out, paths)  # finds of earlier levels
             return
         level += 1
@@ -442,13 +459,7 @@ def _grouped_search(
     step = work[2]
     reach = work[3]
     front = work[4]
-    for v in range(m):
-        for t in range(words):
-            weak[v, t] = 0
-            strong[v, t] = 0
-            step[v, t] = 0
-            reach[v, t] = 0
-            front[v, t] = 0
+    work[:, :m, :words] = 0
     for v in range(m):
         for t in range(cw):
             sees_all[v, t] = ~np.uint64(0)
@@ -501,17 +512,9 @@ def _grouped_search(
                     strong[a, b >> 6] |= one << np.uint64(b & 63)
                     strong[b, a >> 6] |= one << np.uint64(a & 63)
     for v in range(m):
-        for t in range(words):
-            bits = weak[v, t]
-            while bits:
-                w = t * 64 + _lowest(bits)
-                bits &= bits - one
-                for t2 in range(words):
-                    step[v, t2] |= strong[w, t2]
+        _image(weak[v], strong, words, step[v])
     fresh = np.zeros(words, np.uint64)
-    for v in range(m):
-        reach[v, v >> 6] |= one << np.uint64(v & 63)
-        front[v, v >> 6] |= one << np.uint64(v & 63)
+    _start(front, reach, m)
     level = 0
     while True:
         for v in range(m):
@@ -550,24 +553,7 @@ def _grouped_search(
                     for r in range(j, paths.shape[2]):
                         paths[k, i, r] = -1
             return
-        grew = False
-        for v in range(m):
-            for t in range(words):
-                fresh[t] = 0
-            for t in range(words):
-                bits = front[v, t]
-                while bits:
-                    q = t * 64 + _lowest(bits)
-                    bits &= bits - one
-                    for t2 in range(words):
-                        fresh[t2] |= step[q, t2]
-            for t in range(words):
-                new = fresh[t] & ~reach[v, t]
-                front[v, t] = new
-                reach[v, t] |= new
-                if new:
-                    grew = True
-        if not grew:
+        if not _advance(front, reach, step, m, words, fresh):
             return
         level += 1
 
@@ -758,7 +744,7 @@ def _wings(
 
 
 @cache
-def _sees(geometry: Geometry) -> np.ndarray:
+def sees_table(geometry: Geometry) -> np.ndarray:
     """(cells, words) uint64: which cells see which (one table per box shape)."""
     return _peer_bits(tables(geometry).peers, geometry.n * geometry.n)
 
@@ -850,7 +836,7 @@ def grouped_search(board: Board) -> GroupedFound:
     out = np.empty(8, np.int64)
     limit = n * n + 2 * n * n
     paths = np.empty((2, 2 * limit + 2, max(board.geometry.p, board.geometry.q)), np.int64)
-    _grouped(board.cand, board.values, t.units, t.cell_units, _sees(board.geometry), out, paths)
+    _grouped(board.cand, board.values, t.units, t.cell_units, sees_table(board.geometry), out, paths)
     walks = tuple(
         tuple(tuple(int(c) for c in node if c >= 0) for node in paths[k, : max(int(out[6 + k]), 0)])
         for k in range(2)
@@ -868,7 +854,7 @@ def wing_search(board: Board, size: int) -> WingFound | None:
     found = _cached(board, key)
     if found is None and key not in _answers:
         out = np.zeros(6 + size, np.int64)
-        _wings(board.cand, board.values, board.tables.units, _sees(board.geometry), size, out)
+        _wings(board.cand, board.values, board.tables.units, sees_table(board.geometry), size, out)
         found = (
             WingFound(
                 int(out[1]),

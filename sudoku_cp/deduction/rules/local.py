@@ -355,15 +355,10 @@ def _locked_masked(
 
 
 @numba.njit(cache=True)
-def _next_closed_set(masks: np.ndarray, m: int, size: int, idx: np.ndarray, first: bool) -> np.uint64:
-    """Move idx[:size] to the next size-subset of masks[:m] (from the first one when ``first``)
-    whose masks together have exactly ``size`` bits, and return that union; 0 when none is left.
-    The subsets, fish and quads all look for such a closed set."""
-    if first:
-        for j in range(size):
-            idx[j] = j
-    elif not _next_combination(idx, size, m):
-        return np.uint64(0)
+def _closed_set_from(masks: np.ndarray, m: int, size: int, idx: np.ndarray) -> np.uint64:
+    """Move idx[:size] to the first size-subset of masks[:m], from the one it holds, whose masks
+    together have exactly ``size`` bits, and return that union; 0 when none is left.  The
+    subsets, fish and quads all look for such a closed set."""
     while True:
         union = np.uint64(0)
         for j in range(size):
@@ -372,6 +367,24 @@ def _next_closed_set(masks: np.ndarray, m: int, size: int, idx: np.ndarray, firs
             return union
         if not _next_combination(idx, size, m):
             return np.uint64(0)
+
+
+# Two entry points rather than one with a "first" flag: a literal flag made numba compile one
+# specialisation per call site's constant.
+@numba.njit(cache=True)
+def _first_closed_set(masks: np.ndarray, m: int, size: int, idx: np.ndarray) -> np.uint64:
+    """The first closed set of masks[:m] (``_closed_set_from`` the first subset)."""
+    for j in range(size):
+        idx[j] = j
+    return _closed_set_from(masks, m, size, idx)
+
+
+@numba.njit(cache=True)
+def _next_closed_set(masks: np.ndarray, m: int, size: int, idx: np.ndarray) -> np.uint64:
+    """The closed set after the one idx[:size] holds; 0 when none is left."""
+    if not _next_combination(idx, size, m):
+        return np.uint64(0)
+    return _closed_set_from(masks, m, size, idx)
 
 
 @numba.njit(cache=True)
@@ -399,7 +412,7 @@ def naked_subset(
                     m += 1
         if m < size or opened <= size:
             continue
-        union = _next_closed_set(masks, m, size, idx, True)
+        union = _first_closed_set(masks, m, size, idx)
         while union:
             k = 0
             for i in range(n):
@@ -423,7 +436,7 @@ def naked_subset(
                     if (union >> np.uint64(d)) & np.uint64(1):
                         k = _emit(rec, k, DIGIT, d, 0)
                 return k
-            union = _next_closed_set(masks, m, size, idx, False)
+            union = _next_closed_set(masks, m, size, idx)
     return 0
 
 
@@ -452,7 +465,7 @@ def hidden_subset(
                 m += 1
         if m < size or missing <= size:
             continue
-        union = _next_closed_set(masks, m, size, idx, True)
+        union = _first_closed_set(masks, m, size, idx)
         while union:
             k = 0
             for i in range(n):
@@ -476,7 +489,7 @@ def hidden_subset(
                 for j in range(size):
                     k = _emit(rec, k, DIGIT, members[idx[j]], 0)
                 return k
-            union = _next_closed_set(masks, m, size, idx, False)
+            union = _next_closed_set(masks, m, size, idx)
     return 0
 
 
@@ -516,7 +529,7 @@ def fish(
                     m += 1
             if m < size or free <= size:
                 continue
-            union = _next_closed_set(masks, m, size, idx, True)
+            union = _first_closed_set(masks, m, size, idx)
             while union:
                 k = 0
                 for i in range(n):
@@ -545,7 +558,7 @@ def fish(
                         if (union >> np.uint64(i)) & np.uint64(1):
                             k = _emit(rec, k, UNIT, cover0 + i, 0)
                     return _emit(rec, k, DIGIT, d, 0)
-                union = _next_closed_set(masks, m, size, idx, False)
+                union = _next_closed_set(masks, m, size, idx)
     return 0
 
 

@@ -9,13 +9,18 @@ naming it, an unconfirmed one unknown.
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from test_program import fake_solver
 
 import sudoku_cp as sc
-from sudoku_cp.backends import confirm, pysat_batch
+from sudoku_cp.backends import confirm, program_backend, pysat_backend, pysat_batch
+from sudoku_cp.backends.base import BackendError
+from sudoku_cp.backends.pysat_backend import PysatBackend
 from sudoku_cp.grid import Grid
 from sudoku_cp.outcome import Status
 
@@ -115,3 +120,98 @@ def test_true_unique_claims_stay_unique() -> None:
     assert all(result.status == Status.SOLVED for result in results), [
         result for result in results if result.status != Status.SOLVED
     ]
+
+
+# ------------------------------------------------------------- the one-puzzle pysat path (counts, big grids)
+
+
+def _forgetful_enumerate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``PysatBackend``'s search stop after its first model and say "no more" (complete)."""
+    real = pysat_backend._enumerate
+
+    def forgetful(solver: Any, varmap: Any, limit: int, deadline: Any, *args: Any) -> Any:
+        found, _, reason = real(solver, varmap, 1, deadline, *args)
+        return found, reason is None, reason
+
+    monkeypatch.setattr(pysat_backend, "_enumerate", forgetful)
+
+
+@pytest.mark.timeout(120)
+def test_a_wrong_exact_count_of_the_cnf_path_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``count`` goes through ``PysatBackend``: a search that stops early must not be an exact count."""
+    _forgetful_enumerate(monkeypatch)
+    with pytest.raises(BackendError, match="claimed a unique solution but backtrack found another"):
+        sc.count_solutions(two_solution_puzzle(), "pysat")
+
+
+@pytest.mark.timeout(120)
+def test_a_wrong_unique_of_the_cnf_path_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    _forgetful_enumerate(monkeypatch)
+    result = sc.solve(two_solution_puzzle(), PysatBackend(), unique=True)
+    assert result.status not in (Status.SOLVED, Status.UNSAT), result
+    assert "claimed a unique solution" in (result.error or ""), result
+
+
+@pytest.mark.timeout(120)
+def test_a_false_contradiction_of_the_cnf_model_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = PysatBackend.encode
+
+    def lying(self: PysatBackend, puzzle: Grid, deadline: Any = None) -> Any:
+        return dataclasses.replace(real(self, puzzle, deadline), contradiction=True)
+
+    monkeypatch.setattr(PysatBackend, "encode", lying)
+    with pytest.raises(BackendError, match="claimed no solution but backtrack found a valid solution"):
+        sc.count_solutions(sc.parse_grid(HARD), "pysat")
+    result = sc.solve(sc.parse_grid(HARD), PysatBackend())
+    assert result.status != Status.UNSAT, result
+
+
+@pytest.mark.timeout(120)
+def test_true_claims_of_the_cnf_path_stand() -> None:
+    count = sc.count_solutions(two_solution_puzzle(), "pysat")
+    assert (count.count, count.exact) == (2, True), count
+    assert sc.solve(sc.parse_grid(HARD), PysatBackend(), unique=True).status == Status.SOLVED
+    count = sc.count_solutions(sc.parse_grid(HARD), "pysat")
+    assert (count.count, count.exact) == (1, True), count
+    # HARD with a wrong digit in one empty cell (no clash among givens): no solution, and so said.
+    wrong = sc.parse_grid("4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4.....1")
+    assert sc.count_solutions(wrong, "dlx").count == 0
+    count = sc.count_solutions(wrong, "pysat")
+    assert (count.count, count.exact) == (0, True), count
+
+
+@pytest.mark.timeout(120)
+def test_an_unconfirmed_claim_of_the_cnf_path_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+    def out_of_time(*args: Any, **kwargs: Any) -> Any:
+        raise confirm.TimeLimitReached("confirmation")
+
+    monkeypatch.setattr(confirm, "search_batch", out_of_time)
+    unconfirmed = "time limit reached while confirming"
+    monkeypatch.setattr(confirm, "confirm_no_more", lambda *args, **kwargs: unconfirmed)
+    count = sc.count_solutions(sc.parse_grid(HARD), "pysat")
+    assert not count.exact and "confirming" in (count.reason or ""), count
+
+
+# ------------------------------------------------------------------------------ the solver-program path
+
+
+@pytest.mark.timeout(120)
+def test_a_grid_the_program_path_found_forced_is_not_unique_unconfirmed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A model with no open variable was taken as the only solution (our propagation's word)."""
+    puzzle = two_solution_puzzle()
+    solution = sc.solve(puzzle, "dlx").solution
+    assert solution is not None
+    real = program_backend.encode_cnf
+
+    def placed_wrongly(grid: Grid, *args: Any, **kwargs: Any) -> Any:
+        # A propagation that "placed" one of the two solutions: every variable fixed.
+        return real(solution, *args, **kwargs)
+
+    monkeypatch.setattr(program_backend, "encode_cnf", placed_wrongly)
+    command = fake_solver(tmp_path, "sat.py", "print('s SATISFIABLE')\nprint('v 0')\nsys.exit(10)")
+    backend = program_backend.ProgramBackend(command)
+    result = sc.solve(puzzle, backend, unique=True)
+    assert result.status != Status.SOLVED, result
+    assert "claimed" in (result.error or ""), result

@@ -110,7 +110,7 @@ def confirm_no_more(
     if claimant is None:
         raise BackendError(
             f"{finder} found the puzzle contradictory but pysat:{CONFIRM_SOLVER} found a valid "
-            "solution on the extended encoding: a bug in the propagation"
+            f"solution on the extended encoding: a bug in {finder}"
         )
     raise BackendError(
         f"solver program {claimant!r} claimed UNSAT ({what}) but pysat:{CONFIRM_SOLVER} "
@@ -129,6 +129,11 @@ class Confirmed:
     seconds: np.ndarray
 
 
+def _claim_words(count: int) -> str:
+    """A claim of exactly ``count`` solutions, in words."""
+    return {0: "no solution", 1: "a unique solution"}.get(count, f"exactly {count} solutions")
+
+
 def _rows(grids: np.ndarray) -> set[bytes]:
     """Each row of a (k, n*n) stack as bytes (a solution's identity), in int16."""
     return {row.tobytes() for row in np.asarray(grids, dtype=np.int16)}
@@ -145,7 +150,7 @@ def confirm_counts(
     spent: np.ndarray | None = None,
 ) -> Confirmed:
     """Confirm B claims "puzzle k (``givens[k]``) has exactly the solutions ``found[k]``" (each a
-    (c, n*n) stack of checked grids, c >= 1; c = 1 is "unique") by another path.
+    (c, n*n) stack of checked grids; c = 0 is "no solution", c = 1 "unique") by another path.
 
     First the native backtracking count (``COUNT_CONFIRMER``) of the whole batch, up to one more
     than the largest claim: a valid grid it finds beyond a claim refutes the claim; its count
@@ -165,8 +170,8 @@ def confirm_counts(
     if not size:
         return Confirmed(unknown, refuted, seconds)
     claims = [np.asarray(grids).reshape(-1, n * n) for grids in found]
-    if any(len(grids) == 0 for grids in claims) or len(claims) != size:
-        raise ValueError("confirm_counts confirms claims of at least one solution each, one per puzzle")
+    if len(claims) != size:
+        raise ValueError("confirm_counts confirms one claim per puzzle")
     used = np.zeros(size) if spent is None else np.asarray(spent, dtype=np.float64)
     count_limit: float | Deadline | None
     if isinstance(time_limit, Deadline) or time_limit is None:
@@ -186,7 +191,7 @@ def confirm_counts(
         ends = np.cumsum(run.counts)
         for k, claim in enumerate(claims):
             theirs = run.solutions[ends[k] - run.counts[k] : ends[k]]
-            what = "a unique solution" if len(claim) == 1 else f"exactly {len(claim)} solutions"
+            what = _claim_words(len(claim))
             if len(theirs) and not valid_completions(geometry, stack[k : k + 1], theirs).all():
                 refuted[k] = (
                     f"{COUNT_CONFIRMER} returned a wrong solution while confirming {finder}'s claim of "
@@ -196,8 +201,8 @@ def confirm_counts(
             extra = _rows(theirs) - _rows(claim)
             if extra:
                 refuted[k] = (
-                    f"{finder} claimed {what} but {COUNT_CONFIRMER} found another valid solution: "
-                    "the claim is wrong"
+                    f"{finder} claimed {what} but {COUNT_CONFIRMER} found "
+                    f"{'a' if not len(claim) else 'another'} valid solution: the claim is wrong"
                 )
             elif not run.complete[k]:
                 undecided.append(k)

@@ -117,7 +117,13 @@ class ProgramBackend(OneByOne):
             found.append(values)
             block = -cnf.varmap.solution_literals(values)
             if not block.size:
-                complete = True
+                # No open variable: our propagation placed every digit, and "the only solution"
+                # rests on it alone (the program only agreed the placed grid holds).
+                if refusal(puzzle.geometry, puzzle.values.reshape(-1), np.stack(found), self.name) is None:
+                    reason = confirm_no_more(
+                        puzzle, found, deadline, claimant=None, name=self.name, finder="our propagation"
+                    )
+                    complete = reason is None
                 break
             blocking.append(block.reshape(1, -1))
         stack = np.stack(found) if found else empty

@@ -37,6 +37,7 @@ from ..outcome import REASON_TIME_LIMIT
 from ..propagation import propagate
 from ..sat_solvers import incremental, solver_names
 from .base import BackendError, BatchAnswers, OneByOne, SearchResult, checked_answers, refusal, stopped
+from .confirm import confirm_counts
 
 if TYPE_CHECKING:  # multiprocessing is imported when a portfolio starts, not with the backend
     from multiprocessing.connection import Connection
@@ -179,29 +180,70 @@ class PysatBackend(OneByOne):
         except TimeLimitReached as stop:
             return stopped(puzzle.n, str(stop))
         stats: dict[str, float | int] = {"variables": cnf.n_vars, "clauses": cnf.n_clauses}
-        if cnf.contradiction:
-            return SearchResult(np.zeros((0, puzzle.n, puzzle.n), np.int16), True, stats=stats)
+        found: list[np.ndarray] = []
+        complete, reason = True, None
+        if not cnf.contradiction:
+            found, complete, reason = self._searched(puzzle, cnf, limit, deadline, stats)
+        if complete:
+            complete, reason = self._confirmed(
+                puzzle, found, deadline, "the propagation of its model" if cnf.contradiction else "its search"
+            )
+        return _result(puzzle, found, complete, reason, keep, self.name, stats)
+
+    def _searched(
+        self, puzzle: Grid, cnf: SudokuCnf, limit: int, deadline: Deadline, stats: dict[str, float | int]
+    ) -> tuple[list[np.ndarray], bool, str | None]:
+        """Up to ``limit`` solutions of ``cnf`` (raw): (solutions, complete, reason); ``stats`` updated."""
         options = [solver_options(self.solver, puzzle.n, worker) for worker in range(2)]
         workers = _portfolio_size(self.workers) if puzzle.n >= BIG_SIDE and cnf.n_vars else 1
         if not incremental(self.solver):
             found, complete, reason, totals = _enumerate_anew(self.solver, options[0], cnf, limit, deadline)
             stats.update(totals)
-            return _result(puzzle, found, complete, reason, keep, self.name, stats)
+            return found, complete, reason
         if workers > 1:
             found, complete, reason, solver_stats = _portfolio(
                 cnf, self.solver, options, limit, deadline, workers
             )
             stats.update(solver_stats)
-            return _result(puzzle, found, complete, reason, keep, self.name, stats)
+            return found, complete, reason
         with Solver(name=self.solver) as solver:
             _configure(solver, options[0])
             try:
                 _load_clauses(solver, cnf, deadline)
             except TimeLimitReached as stop:
-                return stopped(puzzle.n, str(stop), stats)
+                return [], False, str(stop)
             found, complete, reason = _enumerate(solver, cnf.varmap, limit, deadline)
             stats.update(_stats(solver))
-        return _result(puzzle, found, complete, reason, keep, self.name, stats)
+        return found, complete, reason
+
+    def _confirmed(
+        self, puzzle: Grid, found: list[np.ndarray], deadline: Deadline, what: str
+    ) -> tuple[bool, str | None]:
+        """(complete, reason) once the claim "exactly the solutions ``found``" (none: no solution;
+        one: unique) of ``what`` of ours is confirmed by another path (``confirm.confirm_counts``:
+        the native count, else the extended CNF); a refuted claim is a BackendError naming it.
+
+        The claim rests on this model (our encoding, its propagation) and this solver alone, and a
+        wrong "no more" leaves no grid for the checker to refuse.  Solutions that are not valid
+        are the checker's to refuse: they are not confirmed here (the choke point reports them).
+        """
+        n = puzzle.n
+        stack = np.stack(found).reshape(-1, n * n) if found else np.zeros((0, n * n), np.int16)
+        if len(stack) and refusal(puzzle.geometry, puzzle.values.reshape(-1), stack, self.name) is not None:
+            return True, None
+        verdict = confirm_counts(
+            puzzle.geometry,
+            puzzle.values.reshape(1, -1),
+            [stack],
+            deadline,
+            name=self.name,
+            finder=f"{self.name} ({what} on the {self.encoding.value} model)",
+        )
+        if 0 in verdict.refuted:
+            raise BackendError(verdict.refuted[0])
+        if 0 in verdict.unknown:
+            return False, verdict.unknown[0]
+        return True, None
 
 
 BIG_SIDE = 25

@@ -1,8 +1,8 @@
 """The rule table: every rule in the engine's order (simplest first), and rule-set selection.
 
 Families (the names ``--rules`` takes): singles, locked, subsets, fish, wings, xchains, als, matching,
-bilocation, chains, bivalue, twosat, nishio, forcing, uniqueness.  The order follows the weights, which
-follow Sudoku Explainer's difficulty scale for the patterns it shares with us (see ``rate``);
+aligned, bilocation, chains, bivalue, twosat, nishio, forcing, uniqueness.  The order follows the
+weights, which follow Sudoku Explainer's difficulty scale for the patterns it shares with us (see ``rate``);
 a rule whose steps weigh what their instance needs (chains by length) has its lightest step's
 weight here, and each step carries its own (``Step.weight``).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...errors import SudokuCpError
-from . import aic, chains, forcing, matching, nishio, twosat, uniqueness, wings
+from . import aic, aligned, chains, forcing, matching, nishio, twosat, uniqueness, wings
 from .base import Rule, local_finder
 
 __all__ = ["FAMILIES", "RULES", "RuleSetError", "select_rules"]
@@ -48,6 +48,7 @@ RULES: tuple[Rule, ...] = _ordered(
         *_local(),
         *aic.RULES,  # before the other chain rules: a tie of weights goes to the named technique
         *wings.RULES,
+        *aligned.RULES,  # after the wings: a tie of weights (6.2) goes to the wing
         *uniqueness.RULES,
         *matching.RULES,
         *chains.RULES,

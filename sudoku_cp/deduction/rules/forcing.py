@@ -1,67 +1,89 @@
-"""Cell and region forcing chains over the 2-SAT implications (Sudoku Explainer's 8.2-8.3).
+"""Cell and region forcing chains over the 2-SAT implications (Sudoku Explainer's 8.0 and up).
 
 Exactly one candidate of an open cell is true, and exactly one place of a digit in a unit.  If
 every one of them implies the same conclusion (a candidate true, or false) through the bivalue,
 bilocal and at-most-one implications of ``rules.twosat``, the conclusion holds whichever is true:
 
-- ``region-forcing-chains`` (8.2): every place of a digit in a unit implies it;
-- ``cell-forcing-chains`` (8.3): every candidate of a cell implies it.
+- ``region-forcing-chains``: every place of a digit in a unit implies it;
+- ``cell-forcing-chains``: every candidate of a cell implies it.
 
-What one literal implies is every literal it reaches in the implication graph (a breadth-first
-search per literal, scipy).  The rules weigh more than every other rule, so they are tried only
-where nothing else applies; a branch that implies its own negation would have been removed by
-the 2-SAT rule first, and is left out of the intersection here (it implies everything).  One
-search per literal grows with the candidates times the implications, and a call does not look at
-the clock: the rules run on grids up to ``FORCING_MAX_SIDE`` (9 x 9 and the smaller box shapes;
-about 10 ms a call there) and report nothing above.
+A step weighs 8.0 plus the length bonus of its chains (``scale.length_bonus`` on the candidates
+of all its shortest chains together, less two), as Sudoku Explainer weighs its multiple forcing
+chains; of all cells and units the engine gets the lightest step.  What one literal implies, and
+how far, comes from one unweighted shortest-path search per literal (scipy).  The rules weigh more
+than every other rule, so they are tried only where nothing else applies; a branch that implies
+its own negation would have been removed by the 2-SAT rule first, and is left out of the
+intersection here (it implies everything).  The searches grow with the candidates times the
+implications, and a call does not look at the clock: the rules run on grids up to
+``FORCING_MAX_SIDE`` (9 x 9 and the smaller box shapes; about 10 ms a call there) and report
+nothing above.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.sparse.csgraph import breadth_first_order
+from scipy.sparse.csgraph import shortest_path
 
 from ..board import Board
 from ..step import Step
 from .base import Rule
+from .scale import length_bonus
 from .twosat import implication_graph
 
-__all__ = ["FORCING_MAX_SIDE", "RULES", "cell_forcing_chains", "region_forcing_chains"]
+__all__ = [
+    "CELL_BASE",
+    "FORCING_MAX_SIDE",
+    "REGION_BASE",
+    "RULES",
+    "cell_forcing_chains",
+    "forcing_weight",
+    "region_forcing_chains",
+]
 
 _NONE = np.zeros((0, 2), dtype=np.int64)
 #: The largest side the forcing chains search (a breadth-first search per candidate).
 FORCING_MAX_SIDE = 9
+#: The weight of the shortest forcing chains, cell or region (longer ones: ``forcing_weight``).
+REGION_BASE = CELL_BASE = 8.0
 
 
-def _implied(
-    board: Board,
-) -> tuple[dict[tuple[int, int], int], list[np.ndarray], int, np.ndarray, np.ndarray]:
-    """Per open candidate its literal, and per literal the bool row of the literals it implies."""
+def _implied(board: Board) -> tuple[dict[tuple[int, int], int], np.ndarray, int, np.ndarray, np.ndarray]:
+    """Per open candidate its literal, and per literal (true) the number of implications on the
+    shortest way to every literal (inf: not implied)."""
     imp = implication_graph(board)
     size = imp.size
-    rows = []
-    for v in range(size):
-        row = np.zeros(2 * size, dtype=bool)
-        row[breadth_first_order(imp.graph, v, directed=True, return_predecessors=False)] = True
-        rows.append(row)
+    dist = shortest_path(imp.graph, method="D", unweighted=True, indices=np.arange(size))
     index = {(int(c), int(d)): v for v, (c, d) in enumerate(zip(imp.cells, imp.digits, strict=True))}
-    return index, rows, size, imp.cells, imp.digits
+    return index, np.atleast_2d(dist), size, imp.cells, imp.digits
+
+
+def forcing_weight(base: float, nodes: int) -> float:
+    """A forcing chains step's weight: its rule's base plus the length bonus of all its chains'
+    candidates together (Sudoku Explainer's length brackets, on ``nodes`` - 2)."""
+    return round(base + length_bonus(nodes - 2), 1)
 
 
 def _conclude(
-    rule: str, board: Board, branches: list[int], rows: list[np.ndarray], size: int, cells: np.ndarray,
-    digits: np.ndarray, what: str, units: tuple[int, ...], shown: tuple[int, ...],
+    rule: str, board: Board, branches: list[int], dist: np.ndarray, size: int, cells: np.ndarray,
+    digits: np.ndarray, what: str, units: tuple[int, ...], shown: tuple[int, ...], base: float,
 ) -> Step | None:  # fmt: skip
-    """The step of what every branch implies (contradictory branches left out), or None."""
-    live = [v for v in branches if not rows[v][v + size]]
+    """The step of what every branch implies through the shortest chains (contradictory branches
+    left out), weighed by their candidates: only the conclusions of the least weight; or None."""
+    live = [v for v in branches if not np.isfinite(dist[v, v + size])]
     if len(live) < 2:
         return None
-    common = np.logical_and.reduce([rows[v] for v in live])
+    rows = dist[live]
+    common = np.isfinite(rows).all(axis=0)
     common[live] = False  # a branch implies itself
-    placed = np.flatnonzero(common[:size])
-    removed = np.flatnonzero(common[size:])
-    if not len(placed) and not len(removed):
+    targets = np.flatnonzero(common)
+    if not len(targets):
         return None
+    # a chain of k implications has k + 1 candidates; the step's are those of all its chains
+    nodes = (rows[:, targets] + 1).sum(axis=0).astype(np.int64)
+    weight = forcing_weight(base, int(nodes.min()))
+    chosen = targets[[forcing_weight(base, int(k)) == weight for k in nodes]]
+    placed = chosen[chosen < size]
+    removed = chosen[chosen >= size] - size
     name = board.geometry.cell_name
     placements = np.stack([cells[placed], digits[placed]], axis=1).astype(np.int64) if len(placed) else _NONE
     eliminations = (
@@ -71,34 +93,54 @@ def _conclude(
     said += [f"not {digits[v] + 1} at {name(int(cells[v]))}" for v in removed[:3]]
     more = len(placed) + len(removed) - len(said)
     note = f"{what}: each of them implies {', '.join(said)}" + (f" and {more} more" if more > 0 else "")
+    note += f" ({int(nodes.min())} candidates in the chains)"
     return Step(
-        rule, placements, eliminations, shown, units, tuple(sorted({int(digits[v]) for v in live})), note=note
+        rule,
+        placements,
+        eliminations,
+        shown,
+        units,
+        tuple(sorted({int(digits[v]) for v in live})),
+        note=note,
+        weight=weight,
     )
 
 
+def _lighter(best: Step | None, step: Step | None) -> Step | None:
+    """The lighter of two steps (the first on a tie)."""
+    if step is None:
+        return best
+    if best is None or (step.weight or 0.0) < (best.weight or 0.0):
+        return step
+    return best
+
+
 def cell_forcing_chains(board: Board) -> Step | None:
-    """The first open cell (in order) whose every candidate implies a common conclusion."""
+    """The lightest step (the first open cell in order on a tie) of a cell whose every candidate
+    implies a common conclusion."""
     if board.n > FORCING_MAX_SIDE:
         return None
-    index, rows, size, cells, digits = _implied(board)
+    index, dist, size, cells, digits = _implied(board)
+    best: Step | None = None
     for c in np.flatnonzero(board.values == 0):
         branches = [index[(int(c), int(d))] for d in np.flatnonzero(board.cand[c])]
         held = ",".join(str(digits[v] + 1) for v in branches)
         what = f"{board.geometry.cell_name(int(c))} holds one of {held}"
         step = _conclude(
-            "cell-forcing-chains", board, branches, rows, size, cells, digits, what, (), (int(c),)
+            "cell-forcing-chains", board, branches, dist, size, cells, digits, what, (), (int(c),), CELL_BASE
         )
-        if step is not None:
-            return step
-    return None
+        best = _lighter(best, step)
+    return best
 
 
 def region_forcing_chains(board: Board) -> Step | None:
-    """The first unit and digit (in order) whose every place implies a common conclusion."""
+    """The lightest step (the first unit and digit in order on a tie) of a digit in a unit whose
+    every place implies a common conclusion."""
     if board.n > FORCING_MAX_SIDE:
         return None
-    index, rows, size, cells, digits = _implied(board)
+    index, dist, size, cells, digits = _implied(board)
     units = board.tables.units
+    best: Step | None = None
     for u in range(units.shape[0]):
         for d in range(board.n):
             places = [int(c) for c in units[u] if board.values[c] == 0 and board.cand[c, d]]
@@ -106,12 +148,12 @@ def region_forcing_chains(board: Board) -> Step | None:
                 continue
             branches = [index[(c, d)] for c in places]
             what = f"digit {d + 1} goes in one of {' '.join(board.geometry.cell_name(c) for c in places)}"
+            rule = "region-forcing-chains"
             step = _conclude(
-                "region-forcing-chains", board, branches, rows, size, cells, digits, what, (u,), tuple(places)
+                rule, board, branches, dist, size, cells, digits, what, (u,), tuple(places), REGION_BASE
             )
-            if step is not None:
-                return step
-    return None
+            best = _lighter(best, step)
+    return best
 
 
 RULES: tuple[Rule, ...] = (
@@ -119,14 +161,14 @@ RULES: tuple[Rule, ...] = (
         "region-forcing-chains",
         "forcing",
         "every place of a digit in a unit implies the same candidate true or false: it is",
-        8.2,
+        REGION_BASE,
         region_forcing_chains,
     ),
     Rule(
         "cell-forcing-chains",
         "forcing",
         "every candidate of a cell implies the same candidate true or false: it is",
-        8.3,
+        CELL_BASE,
         cell_forcing_chains,
     ),
 )

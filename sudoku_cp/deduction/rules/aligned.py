@@ -1,0 +1,230 @@
+"""Aligned exclusion: the aligned pair (Sudoku Explainer's 6.2) and triplet (7.5) exclusions.
+
+Take two (or three) open cells, the base.  In every solution they hold one combination of their
+candidates, one digit each, and that combination is "allowed": two base cells sharing a unit hold
+different digits, and no excluding cell is left empty.  An excluding cell is an open cell of two
+(or up to three) candidates, outside the base, that sees every base cell: it can hold no digit the
+base holds, so a combination whose digits cover all its candidates would empty it.  A candidate of
+a base cell that no allowed combination uses is in no solution: it goes.
+
+The search (compiled) tries every base of open cells with at least one excluding cell in common, in
+cell order, and returns the first that removes something.  Candidates are bit masks of one machine
+word, and the triplets grow with the cube of the open cells: the rules run on grids up to
+``chain_search.SEARCH_MAX_SIDE`` and report nothing above.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ..board import Board
+from ..step import Step
+from .base import Rule
+from .chain_search import SEARCH_MAX_SIDE, _bitcount, _lowest, sees_table
+
+__all__ = ["RULES", "aligned_exclusion"]
+
+_NONE = np.zeros((0, 2), dtype=np.int64)
+_NAMES = {2: "aligned-pair-exclusion", 3: "aligned-triplet-exclusion"}
+#: Sudoku Explainer's weights (aligned pair 6.2, aligned triplet 7.5).
+_WEIGHTS = {2: 6.2, 3: 7.5}
+
+
+@numba.njit(cache=True, inline="always")
+def _has(bits: np.ndarray, i: int) -> bool:
+    return bool((bits[i >> 6] >> np.uint64(i & 63)) & np.uint64(1))
+
+
+@numba.njit(cache=True)
+def _allowed(
+    base: np.ndarray, degree: int, masks: np.ndarray, n_digits: int, sees: np.ndarray, excl: np.ndarray,
+    nexcl: int, keep: np.ndarray,
+) -> None:  # fmt: skip  # pragma: no cover - compiled
+    """``keep[i]``: the digits of base cell i that some allowed combination of the base uses."""
+    digit = np.zeros(3, np.int64)
+    for i in range(degree):
+        keep[i] = 0
+    # an odometer over the base cells' candidates, one digit per cell
+    for i in range(degree):
+        digit[i] = -1
+    i = 0
+    while i >= 0:
+        if i == degree:
+            union = np.int64(0)
+            for j in range(degree):
+                union |= np.int64(1) << digit[j]
+            ok = True
+            for e in range(nexcl):
+                if masks[excl[e]] & ~union == 0:
+                    ok = False  # this excluding cell would hold no digit
+                    break
+            if ok:
+                for j in range(degree):
+                    keep[j] |= np.int64(1) << digit[j]
+            i -= 1
+            continue
+        d = digit[i] + 1
+        while d < n_digits:
+            if (masks[base[i]] >> d) & 1:
+                clash = False
+                for j in range(i):
+                    if digit[j] == d and _has(sees[base[i]], base[j]):
+                        clash = True  # one digit twice in a unit
+                        break
+                if not clash:
+                    break
+            d += 1
+        if d >= n_digits:
+            digit[i] = -1
+            i -= 1
+        else:
+            digit[i] = d
+            i += 1
+
+
+@numba.njit(cache=True)
+def _aligned(
+    cand: np.ndarray, values: np.ndarray, sees: np.ndarray, degree: int, out: np.ndarray, used: np.ndarray
+) -> int:  # pragma: no cover - compiled
+    """The first base of ``degree`` cells (cell order) whose allowed combinations leave out some of
+    its candidates: ``out[:3]`` the base cells, ``out[3:6]`` the digit mask each loses, ``used`` the
+    excluding cells (returned: how many); 0 when there is none."""
+    ncell, n = cand.shape
+    words = sees.shape[1]
+    masks = np.zeros(ncell, np.int64)
+    cells = np.empty(ncell, np.int64)
+    nbase = 0
+    exbits = np.zeros(words, np.uint64)
+    for c in range(ncell):
+        if values[c] != 0:
+            continue
+        size = 0
+        for d in range(n):
+            if cand[c, d]:
+                masks[c] |= np.int64(1) << d
+                size += 1
+        if size >= 2:
+            cells[nbase] = c
+            nbase += 1
+            if size <= degree:
+                exbits[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+    near = np.zeros((ncell, words), np.uint64)  # the excluding cells each cell sees
+    for c in range(ncell):
+        for t in range(words):
+            near[c, t] = sees[c, t] & exbits[t]
+    base = np.empty(3, np.int64)
+    common = np.empty(words, np.uint64)
+    common3 = np.empty(words, np.uint64)
+    excl = np.empty(ncell, np.int64)
+    keep = np.empty(3, np.int64)
+    for ia in range(nbase):
+        base[0] = cells[ia]
+        for ib in range(ia + 1, nbase):
+            base[1] = cells[ib]
+            shared = False
+            for t in range(words):
+                common[t] = near[base[0], t] & near[base[1], t]
+                shared = shared or common[t] != 0
+            if not shared:
+                continue
+            if degree == 2:
+                if _try_base(base, degree, masks, n, sees, common, excl, keep, out, used):
+                    return _bitset_count(common)
+                continue
+            for ic in range(ib + 1, nbase):
+                base[2] = cells[ic]
+                for t in range(words):
+                    common3[t] = common[t] & near[base[2], t]
+                if _try_base(base, degree, masks, n, sees, common3, excl, keep, out, used):
+                    return _bitset_count(common3)
+    return 0
+
+
+@numba.njit(cache=True)
+def _bitset_count(bits: np.ndarray) -> int:  # pragma: no cover - compiled
+    total = 0
+    for t in range(bits.shape[0]):
+        total += _bitcount(bits[t])
+    return total
+
+
+@numba.njit(cache=True)
+def _try_base(
+    base: np.ndarray, degree: int, masks: np.ndarray, n: int, sees: np.ndarray, common: np.ndarray,
+    excl: np.ndarray, keep: np.ndarray, out: np.ndarray, used: np.ndarray,
+) -> bool:  # fmt: skip  # pragma: no cover - compiled
+    """Whether the base with excluding cells ``common`` (a bitset) removes something; if so its
+    cells and losses go to ``out`` and its excluding cells to ``used``."""
+    nexcl = 0
+    for t in range(common.shape[0]):
+        bits = common[t]
+        while bits:
+            excl[nexcl] = t * 64 + _lowest(bits)
+            nexcl += 1
+            bits &= bits - np.uint64(1)
+    if nexcl == 0:
+        return False
+    _allowed(base, degree, masks, n, sees, excl, nexcl, keep)
+    gone = False
+    for i in range(degree):
+        if masks[base[i]] & ~keep[i]:
+            gone = True
+    if not gone:
+        return False
+    for i in range(degree):
+        out[i] = base[i]
+        out[3 + i] = masks[base[i]] & ~keep[i]
+    used[:nexcl] = excl[:nexcl]
+    return True
+
+
+def aligned_exclusion(board: Board, degree: int) -> Step | None:
+    """The first aligned exclusion of ``degree`` base cells (2: pair, 3: triplet), or None."""
+    if board.n > SEARCH_MAX_SIDE:
+        return None
+    out = np.zeros(6, np.int64)
+    used = np.empty(board.n * board.n, np.int64)
+    count = _aligned(board.cand, board.values, sees_table(board.geometry), degree, out, used)
+    if not count:
+        return None
+    base = [int(c) for c in out[:degree]]
+    excluding = [int(c) for c in used[:count]]
+    gone = [(c, d) for i, c in enumerate(base) for d in range(board.n) if (int(out[3 + i]) >> d) & 1]
+    name = board.geometry.cell_name
+
+    def held(c: int) -> str:
+        return "".join(str(d + 1) for d in np.flatnonzero(board.cand[c]))
+
+    removed = ", ".join(f"{d + 1} from {name(c)}" for c, d in gone)
+    at = ", ".join(f"{d + 1} at {name(c)}" for c, d in gone)
+    note = (
+        f"{' '.join(f'{name(c)}{{{held(c)}}}' for c in base)}: every combination of their digits that uses "
+        f"{at} repeats a digit in a unit or leaves one of "
+        f"{' '.join(f'{name(c)}{{{held(c)}}}' for c in excluding)} (each seeing all of them) without a "
+        f"digit, so {removed} goes"
+    )
+    digits = tuple(sorted({d for c in (*base, *excluding) for d in np.flatnonzero(board.cand[c]).tolist()}))
+    return Step(
+        _NAMES[degree], _NONE, np.array(gone, dtype=np.int64).reshape(-1, 2), (*base, *excluding), (), digits,
+        note=note,
+    )  # fmt: skip
+
+
+def _rule(degree: int) -> Rule:
+    def find(board: Board) -> Step | None:
+        return aligned_exclusion(board, degree)
+
+    find.__doc__ = f"The first {_NAMES[degree]} on the board."
+    what = "two" if degree == 2 else "three"
+    return Rule(
+        _NAMES[degree],
+        "aligned",
+        f"{what} cells take one digit each: a digit of one that every such combination with it repeats in a "
+        "unit or leaves a cell seeing them all without a digit goes",
+        _WEIGHTS[degree],
+        find,
+    )
+
+
+RULES: tuple[Rule, ...] = (_rule(2), _rule(3))

@@ -215,3 +215,59 @@ def test_a_grid_the_program_path_found_forced_is_not_unique_unconfirmed(
     result = sc.solve(puzzle, backend, unique=True)
     assert result.status != Status.SOLVED, result
     assert "claimed" in (result.error or ""), result
+
+
+# --------------------------------------------------------------------- confirm_counts, verdict by verdict
+
+
+def _claim(puzzle: Grid, *grids: Grid) -> Any:
+    """``confirm_counts`` on one puzzle claimed to have exactly ``grids``."""
+    rows = np.stack([grid.values.reshape(-1) for grid in grids]) if grids else np.zeros((0, 81), np.int16)
+    return confirm.confirm_counts(
+        puzzle.geometry, puzzle.values.reshape(1, -1), [rows], None, name="test", finder="the test"
+    )
+
+
+def _solutions(puzzle: Grid) -> list[Grid]:
+    found = sc.make_backend("dlx").search(puzzle, limit=10)
+    return [puzzle.with_values(grid) for grid in found.solutions]
+
+
+@pytest.mark.timeout(120)
+def test_confirm_counts_confirms_true_claims_and_refutes_short_ones() -> None:
+    puzzle = two_solution_puzzle()
+    first, second = _solutions(puzzle)
+    both = _claim(puzzle, first, second)
+    assert not both.unknown and not both.refuted, both
+    for one in (first, second):
+        verdict = _claim(puzzle, one)
+        assert "claimed a unique solution but backtrack found another" in verdict.refuted[0], verdict
+    verdict = _claim(puzzle)
+    assert "claimed no solution but backtrack found a valid solution" in verdict.refuted[0], verdict
+    hard = sc.parse_grid(HARD)
+    verdict = _claim(hard, *_solutions(hard))
+    assert not verdict.unknown and not verdict.refuted, verdict
+
+
+@pytest.mark.timeout(120)
+def test_confirm_counts_never_confirms_on_a_wrong_confirmer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A count that returns a wrong grid, or misses a checked one, confirms nothing."""
+    hard = sc.parse_grid(HARD)
+    (solution,) = _solutions(hard)
+    real = confirm.search_batch
+
+    def garbage(*args: Any, **kwargs: Any) -> Any:
+        run = real(*args, **kwargs)
+        return dataclasses.replace(run, solutions=np.ones_like(run.solutions))
+
+    monkeypatch.setattr(confirm, "search_batch", garbage)
+    verdict = _claim(hard, solution)
+    assert "backtrack returned a wrong solution" in verdict.refuted[0], verdict
+
+    def short(*args: Any, **kwargs: Any) -> Any:
+        run = real(*args, **kwargs)
+        return dataclasses.replace(run, counts=np.zeros_like(run.counts), solutions=run.solutions[:0])
+
+    monkeypatch.setattr(confirm, "search_batch", short)
+    verdict = _claim(hard, solution)
+    assert "a bug in backtrack" in verdict.refuted[0], verdict

@@ -1,0 +1,165 @@
+"""What confirming the pysat batch path's "unique" claims costs, on 9x9 ``--unique`` batches.
+
+    .venv/bin/python benchmarks/unique_confirm.py [--limit 2000] [--repeat 3] [--cnf-limit 300]
+
+Under ``--unique`` the batch path (``backends.pysat_batch.BatchPysat``, Minicard on each
+puzzle's compact model) says "unique" when its own search, the first solution blocked, finds no
+second.  Since issue 24 that claim is counted again by another path (``confirm.confirm_counts``:
+the native backtracking count of the whole batch, one compiled call).  Three variants of the same
+batch path, run in this one process, interleaved, best of ``--repeat`` (CPU seconds):
+
+* ``none``: the claims as the search made them (the path before the confirmation);
+* ``native count``: the default, the batch counted again by ``native.backtrack.search_batch``;
+* ``cnf per puzzle``: each claim solved again by CaDiCaL on the plain extended encoding
+  (``confirm.confirm_no_more``), on the first ``--cnf-limit`` puzzles only (it is slow).
+
+Each variant is ``search_arrays(..., limit=2)`` over chunks of 4,096 puzzles (``api.ARRAY_CHUNK``):
+propagation, the search, the checker and the confirmation; parsing and output are left out, as
+they are the same for all.  The ratios are against ``none`` on the same puzzles.  The script
+pins itself to one CPU; the machine and the load average are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+from common import SHARED, load_average, machine
+
+from sudoku_cp.backends.base import BatchAnswers
+from sudoku_cp.backends.confirm import confirm_no_more
+from sudoku_cp.backends.pysat_batch import BatchPysat
+from sudoku_cp.geometry import Geometry
+from sudoku_cp.grid import Grid
+from sudoku_cp.limits import Deadline
+from sudoku_cp.native.backtrack import search_batch
+
+CHUNK = 4096
+CORPORA = {
+    "forum-hardest": "tdoku_forum_hardest_1905_11plus_every5th.txt",
+    "17-clue": "tdoku_17_clue.txt",
+    "magictour": "tdoku_magictour_top1465.txt",
+}
+LOCAL = Path(__file__).resolve().parents[1] / "tests" / "data"
+FALLBACK = {
+    "forum-hardest": "forum_hardest_200.txt",
+    "17-clue": "clue17_100.txt",
+    "magictour": "magictour_100.txt",
+}
+
+
+class Unconfirmed(BatchPysat):
+    """The batch path without the confirmation of its "exactly these solutions" claims."""
+
+    def _counts_confirmed(
+        self,
+        answers: BatchAnswers,
+        givens: np.ndarray,
+        limit: int,
+        time_limit: float | Deadline | None,
+        seconds: np.ndarray,
+    ) -> BatchAnswers:
+        return replace(answers, complete=answers.complete & (answers.counts < limit))
+
+
+class CnfPerPuzzle(BatchPysat):
+    """The batch path with each claim solved again on the extended CNF, one puzzle at a time."""
+
+    def _counts_confirmed(
+        self,
+        answers: BatchAnswers,
+        givens: np.ndarray,
+        limit: int,
+        time_limit: float | Deadline | None,
+        seconds: np.ndarray,
+    ) -> BatchAnswers:
+        complete = answers.complete & (answers.counts < limit)
+        n = answers.geometry.n
+        for b in np.flatnonzero(complete & (answers.counts == 1)).tolist():
+            reason = confirm_no_more(
+                Grid(answers.geometry, givens[b].reshape(n, n)),
+                [answers.solutions[b]],
+                Deadline(None),
+                claimant=None,
+                name=self.name,
+                finder="benchmark",
+            )
+            complete[b] = reason is None
+        return replace(answers, complete=complete)
+
+
+def read(name: str, limit: int) -> tuple[str, np.ndarray]:
+    """The first ``limit`` puzzles of a corpus as (B, 81) int16 rows, and where they came from."""
+    path = SHARED / "sudoku9" / CORPORA[name]
+    if not path.exists():
+        path = LOCAL / FALLBACK[name]
+    rows = []
+    with path.open() as lines:
+        for line in lines:
+            text = line.strip()[:81]
+            if len(text) == 81 and not text.startswith("#"):
+                rows.append([0 if ch in ".0" else int(ch) for ch in text])
+            if len(rows) == limit:
+                break
+    return str(path), np.array(rows, dtype=np.int16)
+
+
+def run(engine: BatchPysat, puzzles: np.ndarray) -> tuple[float, int]:
+    """CPU seconds of the batch path over ``puzzles`` with ``limit=2``, and the puzzles answered unique."""
+    geometry = Geometry(3, 3)
+    unique = 0
+    began = time.process_time()
+    for lo in range(0, len(puzzles), CHUNK):
+        found = engine.search_arrays(geometry, puzzles[lo : lo + CHUNK], limit=2)
+        unique += int((found.complete & (found.counts == 1)).sum())
+    return time.process_time() - began, unique
+
+
+def main() -> None:
+    """Measure the three variants on each corpus and print a table."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--limit", type=int, default=2000, help="puzzles per corpus")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--cnf-limit", type=int, default=300, help="puzzles for the CNF-per-puzzle variant")
+    args = parser.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    print(f"machine: {machine()}; one CPU; load average at start {load_average()}")
+    engines = {"none": Unconfirmed(), "native count": BatchPysat(), "cnf per puzzle": CnfPerPuzzle()}
+    # Warm up: the native kernel's load (or compile) and python-sat's first solver.
+    _, warm = read("forum-hardest", 8)
+    for engine in engines.values():
+        engine.search_arrays(Geometry(3, 3), warm, limit=2)
+    search_batch(Geometry(3, 3), warm, limit=2)
+    print("| corpus | puzzles | variant | unique | CPU s (best) | puzzles/s CPU | ratio to none | load |")
+    print("|---|--:|---|--:|--:|--:|--:|--:|")
+    for corpus in CORPORA:
+        path, puzzles = read(corpus, args.limit)
+        samples = {"none": puzzles, "native count": puzzles}
+        best: dict[tuple[str, int], float] = {}
+        answered: dict[tuple[str, int], int] = {}
+        plan = [(variant, len(puzzles)) for variant in samples]
+        few = puzzles[: args.cnf_limit]
+        plan += [("none", len(few)), ("native count", len(few)), ("cnf per puzzle", len(few))]
+        for _ in range(args.repeat):
+            for variant, size in plan:
+                cpu, unique = run(engines[variant], puzzles[:size])
+                key = (variant, size)
+                best[key] = min(best.get(key, float("inf")), cpu)
+                answered[key] = unique
+        for variant, size in plan:
+            base = best[("none", size)]
+            cpu = best[(variant, size)]
+            print(
+                f"| {corpus} ({Path(path).name}) | {size:,} | {variant} | {answered[(variant, size)]:,} | "
+                f"{cpu:.3f} | {size / cpu:,.0f} | {cpu / base:.3f} | {load_average()} |"
+            )
+    print(f"load average at end {load_average()}")
+
+
+if __name__ == "__main__":
+    main()

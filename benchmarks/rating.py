@@ -13,9 +13,14 @@
 3. Compares with the ratings the two-engine ``rate`` gave the same puzzles before the one engine
    (``results/rating_two_engines.json.gz``: status, rating, hardest step per puzzle): how many
    keep their rating (and hardest step), how many were solved and are stuck now, and back.
-4. Draws ``results/rating_vs_explainer.png`` (one panel per rule set; each disc is a pair of
+4. Where the ranks disagree, on the first 5,000: the share of the squared rank differences
+   (Spearman's 1 - rho is proportional to their sum) per technique of our hardest step, and the
+   ceiling of the default rules: Spearman on the first 5,000 if every puzzle whose rating the
+   uniqueness rules do not lower were rated exactly as Explainer rates it, the others keeping
+   their default rating (no sound rule without the one-solution assumption lowers those).
+5. Draws ``results/rating_vs_explainer.png`` (one panel per rule set; each disc is a pair of
    ratings, its area the number of puzzles) and writes ``results/rating_sudoku_exchange.json``.
-5. Speed: ``rate`` on ``--speed`` generated minimal 9x9 puzzles (``results/generated_3x3_seed1.txt``
+6. Speed: ``rate`` on ``--speed`` generated minimal 9x9 puzzles (``results/generated_3x3_seed1.txt``
    from ``deduction.py``, made here when absent), in CPU seconds of this process, and the share
    of them whose solve needs a rule beyond the compiled local ones.
 """
@@ -33,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 from common import ROOT, SHARED, load_average, machine
-from scipy.stats import spearmanr
+from scipy.stats import rankdata, spearmanr
 
 from sudoku_cp.deduction.generate import generate_puzzles
 from sudoku_cp.deduction.rate import STUCK_RATING, rate
@@ -150,6 +155,27 @@ def _speed(count: int) -> dict[str, float]:
     }
 
 
+def _disagreements(rows: list[tuple[float, str | None, str]], theirs: np.ndarray) -> dict[str, float]:
+    """Per technique of our hardest step ("stuck" for a stuck puzzle), its share of the squared
+    differences between our ranks and Explainer's (1 - Spearman is proportional to their sum)."""
+    ours = np.array([value for value, _, _ in rows])
+    squared = (rankdata(ours) - rankdata(theirs)) ** 2
+    shares: dict[str, float] = {}
+    for (_, hardest, status), part in zip(rows, squared, strict=True):
+        name = hardest if status == Status.SOLVED.value and hardest else "stuck"
+        shares[name] = shares.get(name, 0.0) + float(part)
+    total = float(squared.sum()) or 1.0
+    return {name: round(part / total, 3) for name, part in sorted(shares.items(), key=lambda kv: -kv[1])}
+
+
+def _ceiling(default: np.ndarray, unique: np.ndarray, theirs: np.ndarray) -> dict[str, float | int]:
+    """Spearman of the default rules if every puzzle the uniqueness rules do not lower were rated
+    as Explainer rates it, the lowered ones keeping their default rating."""
+    lowered = np.round(unique, 1) < np.round(default, 1)
+    best = np.where(lowered, default, theirs)
+    return {"lowered_by_uniqueness": int(lowered.sum()), "spearman_ceiling": _spearman(best, theirs)}
+
+
 def _before(label: str, rows: list[tuple[float, str | None, str]]) -> dict[str, int] | None:
     """The ratings of the two-engine rate on the same puzzles against these: kept, changed, stuck."""
     if not BEFORE.exists():
@@ -205,8 +231,14 @@ def main(argv: Sequence[str] | None = None) -> None:
         before = _before(label, rows)
         if before is not None:
             print("against the two-engine rate:", ", ".join(f"{k} {v}" for k, v in before.items()))
+        shares = _disagreements(rows[train], theirs[train])
+        print(
+            f"squared rank differences on the first {train.stop}, by our hardest step:",
+            ", ".join(f"{name} {share}" for name, share in list(shares.items())[:8]),
+        )
         results[label] = {
             "spearman": spearman,
+            "disagreements_first_5000": shares,
             "before": before,
             "seconds": round(seconds, 1),
             "stuck": stuck,
@@ -214,6 +246,17 @@ def main(argv: Sequence[str] | None = None) -> None:
             "table": table,
             "ratings": ours.round(1).tolist(),
         }
+    ceiling = _ceiling(
+        np.asarray(results["default"]["ratings"])[train],
+        np.asarray(results["uniqueness"]["ratings"])[train],
+        theirs[train],
+    )
+    results["default"]["ceiling_first_5000"] = ceiling
+    print(
+        f"\ndefault rules: {ceiling['lowered_by_uniqueness']} of the first {train.stop} rate lower with the "
+        f"uniqueness rules; rating every other puzzle as Explainer does would give at most "
+        f"{ceiling['spearman_ceiling']} there"
+    )
     speed = _speed(args.speed) if args.speed else {}
     if speed:
         print(

@@ -1,23 +1,28 @@
 """Whole-process speed of ``sudoku-cp rate`` on generated minimal puzzles, next to the SAT backend.
 
     .venv/bin/python benchmarks/rate_speed.py [--count 2000] [--large 10000] [--seed 1] [--count16 20]
-                                              [--repeat 3]
+                                              [--repeat 3] [--jobs 2]
 
 1. Generate ``--large`` minimal 9x9 puzzles (``deduction.generate``, seeded: the puzzles
    ``sudoku-cp generate --box 3x3 --count N --seed S`` prints) into a temporary file, and their
    first ``--count`` into another (the start-up weighs less on the larger file).
 2. Time whole processes, each pinned to one core (``taskset -c 0`` when it exists), the best of
    ``--repeat`` runs, wall clock and CPU (user + system of the child):
-   - ``sudoku-cp rate FILE --json``: puzzles per second, the figure of issue 12 (at least 1,100),
-     on both files;
+   - ``sudoku-cp rate FILE --json``: puzzles per second, the figure of issues 12 and 26 (at
+     least 1,100), on both files;
+   - ``sudoku-cp rate FILE --json --jobs J`` (``--jobs``, default 2; not pinned: both cores);
+   - ``sudoku-cp explain FILE --json`` on the smaller file (issue 26: at least 300/s);
    - ``sudoku-cp solve FILE --json`` on the same files (the default SAT backend);
    - ``sudoku-cp rate ONE --json`` with the first puzzle alone: the start-up every run pays;
+   - the same puzzles rated in this process (``deduction.batch.rate_items``, one core, after a
+     warm-up of 20 puzzles): what the rules cost without start-up;
    - 16x16 (4x4 boxes): ``sudoku-cp generate --box 4x4 --count N16 --seed S`` (generation
      speed), then ``sudoku-cp rate`` on what it printed.
 3. Print the machine line, the figures and a Markdown table (the one in benchmarks/README.md), and
    write ``benchmarks/results/rate_speed.json``.
 
-A busy machine shows in the wall clock first: the CPU column is what the process itself spent.
+A busy machine shows in the wall clock first: the CPU column is what the process itself spent
+(with its workers), and each row notes the load average (1 minute) just before its runs.
 """
 
 from __future__ import annotations
@@ -35,8 +40,9 @@ from pathlib import Path
 
 from common import ROOT, load_average, machine
 
+from sudoku_cp.deduction.batch import rate_items
 from sudoku_cp.deduction.generate import generate_puzzles
-from sudoku_cp.formats import format_line
+from sudoku_cp.formats import format_line, parse_puzzles
 from sudoku_cp.geometry import geometry_for_size
 
 
@@ -44,6 +50,21 @@ def _program() -> list[str]:
     found = shutil.which("sudoku-cp") or str(Path(sys.executable).with_name("sudoku-cp"))
     pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
     return [*pin, found]
+
+
+def _in_process(path: Path, repeat: int) -> tuple[float, float]:
+    """Best wall and CPU seconds of rating the file's puzzles here, kernels loaded beforehand."""
+    items = parse_puzzles(path.read_text())
+    list(rate_items(items[:20]))  # loads most kernels from numba's cache, as a long run would
+    walls, cpus = [], []
+    for _ in range(repeat):
+        cpu = time.process_time()
+        start = time.perf_counter()
+        for _result in rate_items(items):
+            pass
+        walls.append(time.perf_counter() - start)
+        cpus.append(time.process_time() - cpu)
+    return min(walls), min(cpus)
 
 
 def _children_cpu() -> float:
@@ -78,11 +99,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--count16", type=int, default=20, help="16x16 puzzles (default 20)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each process (best kept)")
+    parser.add_argument("--jobs", type=int, default=2, help="rate --jobs J rows (default 2; 1: none)")
     args = parser.parse_args()
     program = _program()
+    unpinned = program[-1:]
     load = load_average()  # at the start: the runs below add to it
     print(f"machine: {machine()}; load {load}; {' '.join(program[:-1]) or 'not pinned'}")
-    rows: list[tuple[str, int, float, float]] = []
+    rows: list[tuple[str, int, float, float, str]] = []
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         made9 = generate_puzzles(geometry_for_size(9, (3, 3)), max(args.count, args.large), args.seed)
@@ -93,16 +116,26 @@ def main() -> None:
         for count in dict.fromkeys(c for c in (args.count, args.large) if c):
             nine = Path(tmp) / f"minimal9_{count}.txt"
             nine.write_text("".join(puzzles[:count]))
-            jobs += [
-                (f"rate, 9x9, {count:,} puzzles", [*program, "rate", str(nine), "--json"], count),
-                (f"solve (SAT), 9x9, the same {count:,}", [*program, "solve", str(nine), "--json"], count),
-            ]
+            jobs.append((f"rate, 9x9, {count:,} puzzles", [*program, "rate", str(nine), "--json"], count))
+            if args.jobs > 1:
+                both = [*unpinned, "rate", str(nine), "--json", "--jobs", str(args.jobs)]
+                jobs.append((f"rate --jobs {args.jobs} (not pinned), the same {count:,}", both, count))
+            if count == args.count:
+                explain = [*program, "explain", str(nine), "--json"]
+                jobs.append((f"explain --json, the same {count:,}", explain, count))
+            jobs.append(
+                (f"solve (SAT), 9x9, the same {count:,}", [*program, "solve", str(nine), "--json"], count)
+            )
         one = Path(tmp) / "one.txt"
         one.write_text(puzzles[0])
         jobs.append(("rate, one 9x9 puzzle (start-up)", [*program, "rate", str(one), "--json"], 1))
         for label, argv, count in jobs:
+            now = load_average()
             wall, cpu = _run(argv, args.repeat)
-            rows.append((label, count, wall, cpu))
+            rows.append((label, count, wall, cpu, now))
+        now = load_average()
+        wall, cpu = _in_process(Path(tmp) / f"minimal9_{args.count}.txt", args.repeat)
+        rows.append((f"rate in this process, the {args.count:,} (no start-up)", args.count, wall, cpu, now))
         sixteen = Path(tmp) / "minimal16.txt"
         generate16 = [
             *program,
@@ -114,22 +147,26 @@ def main() -> None:
             "--seed",
             str(args.seed),
         ]
-        wall, cpu = _run(generate16, 1, out=sixteen)  # one run: it takes seconds a puzzle
-        rows.append(("generate, 16x16", args.count16, wall, cpu))
-        got16 = len(sixteen.read_text().split())
-        rate16 = [*program, "rate", str(sixteen), "--box", "4x4", "--json"]
-        wall, cpu = _run(rate16, args.repeat)
-        rows.append(("rate, 16x16 (the generated puzzles)", got16, wall, cpu))
+        if args.count16:
+            now = load_average()
+            wall, cpu = _run(generate16, 1, out=sixteen)  # one run: it takes seconds a puzzle
+            rows.append(("generate, 16x16", args.count16, wall, cpu, now))
+            got16 = len(sixteen.read_text().split())
+            rate16 = [*program, "rate", str(sixteen), "--box", "4x4", "--json"]
+            now = load_average()
+            wall, cpu = _run(rate16, args.repeat)
+            rows.append(("rate, 16x16 (the generated puzzles)", got16, wall, cpu, now))
     report = {"machine": machine(), "load": load, "seed": args.seed, "runs": []}
     lines = [
-        "| whole process, one core | puzzles | wall s | puzzles/s (wall) | CPU s | puzzles/s (CPU) |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| whole process, one core unless said | puzzles | wall s | puzzles/s (wall) | CPU s"
+        " | puzzles/s (CPU) | load before |",
+        "|---|---:|---:|---:|---:|---:|---|",
     ]
-    for label, count, wall, cpu in rows:
+    for label, count, wall, cpu, now in rows:
         speeds = f"{wall:.2f} | {_rate(count, wall):,.1f} | {cpu:.2f} | {_rate(count, cpu):,.1f}"
-        lines.append(f"| {label} | {count:,} | {speeds} |")
+        lines.append(f"| {label} | {count:,} | {speeds} | {now} |")
         report["runs"].append(  # type: ignore[attr-defined]
-            {"run": label, "puzzles": count, "wall_s": round(wall, 3), "cpu_s": round(cpu, 3)}
+            {"run": label, "puzzles": count, "wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "load": now}
         )
     print("\n".join(lines))
     out = ROOT / "benchmarks" / "results" / "rate_speed.json"

@@ -219,10 +219,19 @@ def test_lemma4_regular_paths_are_labelled_simple_paths() -> None:
 # -- Theorem 2.3 and simple cycles -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("flags", [False, True], ids=["edge", "flag"])
-def test_simple_paths_match_brute_force(flags: bool) -> None:
+#: Random graphs per brute-force comparison: a quarter in the default run, all in the slow stage.
+VOLUME = [
+    pytest.param(False, 4, id="edge"),
+    pytest.param(True, 4, id="flag"),
+    pytest.param(False, 1, id="edge-all", marks=pytest.mark.slow),
+    pytest.param(True, 1, id="flag-all", marks=pytest.mark.slow),
+]
+
+
+@pytest.mark.parametrize(("flags", "share"), VOLUME)
+def test_simple_paths_match_brute_force(flags: bool, share: int) -> None:
     rng = np.random.default_rng(23 + flags)
-    for trial in range(250):
+    for trial in range(250 // share):
         graph = _random_undirected(rng, flags=flags)
         steps = _steps(graph)
         for p in range(graph.n_vertices):
@@ -238,10 +247,10 @@ def test_simple_paths_match_brute_force(flags: bool) -> None:
                     assert is_nonrepetitive_walk(graph, path)
 
 
-@pytest.mark.parametrize("flags", [False, True], ids=["edge", "flag"])
-def test_simple_cyclic_edges_match_brute_force(flags: bool) -> None:
+@pytest.mark.parametrize(("flags", "share"), VOLUME)
+def test_simple_cyclic_edges_match_brute_force(flags: bool, share: int) -> None:
     rng = np.random.default_rng(42 + flags)
-    for trial in range(300):
+    for trial in range(300 // share):
         graph = _random_undirected(rng, flags=flags)
         steps, m = _steps(graph), graph.n_edges
         expected = [_on_simple_cycle(steps, m, e) for e in range(m)]

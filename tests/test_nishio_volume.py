@@ -74,7 +74,10 @@ def test_dag_overlay_and_matching_agree_on_2000_random_sets(shape: tuple[int, in
         assert np.array_equal(sat.closure(NishioInstance(g, masks[k])), closures[k]), k
 
 
-@pytest.mark.parametrize("shape", _first_only(LARGE), ids=lambda s: f"{s[0]}x{s[1]}")
+# 40 s a shape: all in the slow stage (the default run checks the DAG against SAT on every
+# shape and family by hypothesis, below, and against the overlay and matching on the small shapes).
+@pytest.mark.slow
+@pytest.mark.parametrize("shape", LARGE, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_dag_and_sat_agree_on_2000_random_sets(shape: tuple[int, int]) -> None:
     g = Geometry(*shape)
     masks, kinds = family_stack(g, seed=g.p * 10 + g.q)
@@ -88,7 +91,8 @@ def test_dag_and_sat_agree_on_2000_random_sets(shape: tuple[int, int]) -> None:
         assert np.array_equal(sat.closure(NishioInstance(g, masks[k])), closures[k]), k
 
 
-@pytest.mark.parametrize("shape", _first_only([(3, 4), (4, 3)]), ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.slow  # 40 s a shape; the small shapes' agreement runs by default
+@pytest.mark.parametrize("shape", [(3, 4), (4, 3)], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_dag_and_overlay_agree_on_12x12(shape: tuple[int, int]) -> None:
     g = Geometry(*shape)
     masks, _ = family_stack(g, seed=7, per_family=25)

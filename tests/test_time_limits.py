@@ -125,7 +125,10 @@ print(time.monotonic() - began, result.status.value, result.error or "", sep="\\
 """
 
 
-@pytest.mark.parametrize("name", list(BACKENDS))
+#: The variants of a backend (another encoding or model) check their limits in the slow stage.
+@pytest.mark.parametrize(
+    "name", [pytest.param(name, marks=pytest.mark.slow) if ":" in name else name for name in BACKENDS]
+)
 def test_every_backend_answers_unknown_within_a_short_limit_on_a_big_grid(name: str) -> None:
     limit = 1.0  # long enough that 10 % of it is more than a busy machine's pauses
     code = _MEASURE.format(tests=str(Path(__file__).parent), name=name, limit=limit)

@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/rate_speed.py [--count 2000] [--large 10000] [--seed 1] [--count16 20]
                                               [--repeat 3] [--jobs 2]
+    .venv/bin/python benchmarks/rate_speed.py --by-rule [--count 2000] [--seed 1]
 
 1. Generate ``--large`` minimal 9x9 puzzles (``deduction.generate``, seeded: the puzzles
    ``sudoku-cp generate --box 3x3 --count N --seed S`` prints) into a temporary file, and their
@@ -21,6 +22,10 @@
 3. Print the machine line, the figures and a Markdown table (the one in benchmarks/README.md), and
    write ``benchmarks/results/rate_speed.json``.
 
+``--by-rule`` instead profiles the rating of the ``--count`` puzzles in this process: CPU
+seconds in each rule's finder (the rules the engine tries one at a time; the compiled local rules
+of the fast path run inside one call and count in the engine's share), and per band of rating.
+
 A busy machine shows in the wall clock first: the CPU column is what the process itself spent
 (with its workers), and each row notes the load average (1 minute) just before its runs.
 """
@@ -28,6 +33,8 @@ A busy machine shows in the wall clock first: the CPU column is what the process
 from __future__ import annotations
 
 import argparse
+import collections
+import dataclasses
 import json
 import os
 import resource
@@ -42,6 +49,9 @@ from common import ROOT, load_average, machine
 
 from sudoku_cp.deduction.batch import rate_items
 from sudoku_cp.deduction.generate import generate_puzzles
+from sudoku_cp.deduction.rate import rate
+from sudoku_cp.deduction.rules import Rule, select_rules
+from sudoku_cp.deduction.step import Step
 from sudoku_cp.formats import format_line, parse_puzzles
 from sudoku_cp.geometry import geometry_for_size
 
@@ -86,6 +96,66 @@ def _run(argv: list[str], repeat: int, out: Path | None = None) -> tuple[float, 
     return min(walls), min(cpus)
 
 
+#: Bands of rating for ``--by-rule`` (upper ends; singles and locked candidates first).
+_BANDS = (
+    (3.0, "< 3.0"),
+    (4.1, "3.0-4.0"),
+    (5.5, "4.1-5.4"),
+    (7.0, "5.5-6.9"),
+    (7.6, "7.0-7.5"),
+    (99.0, ">= 7.6"),
+)
+
+
+def _by_rule(puzzles: list[str]) -> None:
+    """Where the CPU time of rating goes: per rule finder, and per band of rating."""
+    spent: dict[str, float] = collections.defaultdict(float)
+    calls: collections.Counter[str] = collections.Counter()
+    found: collections.Counter[str] = collections.Counter()
+
+    def timed(rule: Rule) -> Rule:
+        finder = rule.find
+
+        def find(board: object) -> Step | None:
+            start = time.process_time()
+            try:
+                step = finder(board)  # type: ignore[arg-type]
+            finally:
+                spent[rule.name] += time.process_time() - start
+                calls[rule.name] += 1
+            found[rule.name] += step is not None
+            return step
+
+        return dataclasses.replace(rule, find=find)
+
+    rules = tuple(timed(rule) for rule in select_rules())
+    grids = [item.grid for item in parse_puzzles("".join(puzzles)) if item.grid is not None]
+    for grid in grids[:20]:  # kernels loaded from numba's cache first
+        rate(grid, rules)
+    spent.clear()
+    calls.clear()
+    found.clear()
+    bands: collections.Counter[str] = collections.Counter()
+    seconds: dict[str, float] = collections.defaultdict(float)
+    total = time.process_time()
+    for grid in grids:
+        start = time.process_time()
+        rating = rate(grid, rules).rating
+        band = next(name for top, name in _BANDS if rating is None or rating < top)
+        bands[band] += 1
+        seconds[band] += time.process_time() - start
+    total = time.process_time() - total
+    print(f"{len(grids)} puzzles, {total:.2f} s CPU ({len(grids) / total:,.0f}/s); load {load_average()}")
+    print(f"in the finders tried one at a time: {sum(spent.values()):.2f} s")
+    for name, cpu in sorted(spent.items(), key=lambda pair: -pair[1])[:20]:
+        share = f"{100 * cpu / total:5.1f} %"
+        print(f"  {name:30} {cpu:6.2f} s {share}  calls {calls[name]:6}  steps {found[name]}")
+    for _, band in _BANDS:
+        if bands[band]:
+            each = 1000 * seconds[band] / bands[band]
+            print(f"  rating {band:8} {bands[band]:5} puzzles {seconds[band]:6.2f} s CPU, {each:.2f} ms each")
+
+
 def _rate(count: int, seconds: float) -> float:
     return count / seconds if seconds > 0 else 0.0
 
@@ -100,7 +170,12 @@ def main() -> None:
     parser.add_argument("--count16", type=int, default=20, help="16x16 puzzles (default 20)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each process (best kept)")
     parser.add_argument("--jobs", type=int, default=2, help="rate --jobs J rows (default 2; 1: none)")
+    parser.add_argument("--by-rule", action="store_true", help="profile the rating per rule and band instead")
     args = parser.parse_args()
+    if args.by_rule:
+        sample = generate_puzzles(geometry_for_size(9, (3, 3)), args.count, args.seed)
+        _by_rule([format_line(one.puzzle) + "\n" for one in sample])
+        return
     program = _program()
     unpinned = program[-1:]
     load = load_average()  # at the start: the runs below add to it

@@ -393,3 +393,27 @@ def test_rate_and_batches_take_a_time_limit(monkeypatch: pytest.MonkeyPatch) -> 
     # one end for all (each chunk carries it as a wall-clock time: the same to within clock reads)
     ends = [limit.end for limit in seen if isinstance(limit, Deadline) and limit.end is not None]
     assert len(ends) == 3 and max(ends) - min(ends) < 1.0
+
+
+def test_a_parallel_batch_warms_up_here_and_keeps_one_result_per_puzzle(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # --jobs N: the first puzzles are rated in this process (the forked workers inherit their
+    # kernels); a rule that fails there is that puzzle's crash result, as in a worker.
+    from sudoku_cp.deduction import batch
+    from sudoku_cp.executor import Executor
+
+    real = batch.rate
+    bad = parse_grid(HARD)
+
+    def failing(grid: Grid, rules: object = None, *, time_limit: object = None) -> object:
+        if np.array_equal(grid.values, bad.values):
+            raise RuntimeError("a rule's bug")
+        return real(grid, rules, time_limit=time_limit)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(batch, "rate", failing)
+    items = parse_puzzles("\n".join([EASY, HARD, EASY, EASY]) + "\n")
+    results = list(batch.rate_items(items, executor=Executor(jobs=2)))
+    assert [r.index for r in results] == [0, 1, 2, 3]
+    assert [r.status for r in results] == [Status.SOLVED, Status.CRASH, Status.SOLVED, Status.SOLVED]
+    assert results[1].error is not None and "a rule's bug" in results[1].error

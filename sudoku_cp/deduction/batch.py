@@ -499,29 +499,39 @@ def _batch(
     _rule_sets[names] = chosen  # this process (and forked workers) use the caller's own rules
     executor = executor or Executor()
     todo = [item for item in items if item.index not in skip]
-    first: list[Rated | Explained] = []
-    if executor.jobs > 1 and executor.cluster is None:
-        # The first puzzles are done here, before the fork, so that the workers inherit the
-        # kernels they loaded from numba's cache (0.5 s of CPU a process on 9x9, else paid by
-        # every worker): up to the first one that needed Nishio or more (or stuck), whose
-        # search tried, and loaded, every lighter rule on the way.
-        while todo and len(first) < _WARM_UP:
-            first += _run_chunk(_Chunk(kind, names, _wall_end(deadline), check, (todo.pop(0),), seconds))
-            if first[-1].status is Status.STUCK or (first[-1].rating or 0.0) >= _WARM_RATING:
-                break
-    size = max(1, min(_CHUNK[kind], math.ceil(len(todo) / _SPREAD)))
+    # Local workers are forked: the first puzzles are done here first, so that the workers
+    # inherit the kernels loaded from numba's cache (0.5 s of CPU a process on 9x9, else paid by
+    # every worker), up to the first one that needed Nishio or more (or stuck), whose search
+    # tried, and loaded, every lighter rule on the way.  They run as the results are read.
+    warm = executor.jobs > 1 and executor.cluster is None
+
+    def warm_up() -> Iterator[Rated | Explained]:
+        for _ in range(_WARM_UP):
+            if not todo:
+                return
+            one = _Chunk(kind, names, _wall_end(deadline), check, (todo.pop(0),), seconds)
+            try:
+                (result,) = _run_chunk(one)
+            except Exception as problem:  # as a worker would: a crash result, the batch goes on
+                (result,) = _crashed_chunk(one, f"{type(problem).__name__}: {problem}")
+            yield result
+            if result.status is Status.STUCK or (result.rating or 0.0) >= _WARM_RATING:
+                return
 
     def chunks() -> Iterator[_Chunk]:
+        size = max(1, min(_CHUNK[kind], math.ceil(len(todo) / _SPREAD)))  # what the warm-up left
         for start in range(0, len(todo), size):
             part = todo[start : start + size]
             packed = tuple(_pack(item) for item in part) if executor.parallel else tuple(part)
             yield _Chunk(kind, names, _wall_end(deadline), check, packed, seconds)  # the end as it is sent
 
+    # Made now (a cluster is reached here, before any work); local workers start when read.
     results = run_ordered(_WORK, chunks(), executor, notice=notice)
 
     def ordered() -> Generator[Any, None, None]:
         try:
-            yield from first
+            if warm:
+                yield from warm_up()
             yield from results
         finally:
             results.close()  # stops what is still out on the workers

@@ -63,7 +63,7 @@ class Unconfirmed(BatchPysat):
         time_limit: float | Deadline | None,
         seconds: np.ndarray,
     ) -> BatchAnswers:
-        return replace(answers, complete=answers.complete & (answers.counts < limit))
+        return replace(answers, complete=answers.complete & (answers.counts < limit), seconds=seconds)
 
 
 class CnfPerPuzzle(BatchPysat):
@@ -89,7 +89,7 @@ class CnfPerPuzzle(BatchPysat):
                 finder="benchmark",
             )
             complete[b] = reason is None
-        return replace(answers, complete=complete)
+        return replace(answers, complete=complete, seconds=seconds)
 
 
 def read(name: str, limit: int) -> tuple[str, np.ndarray]:

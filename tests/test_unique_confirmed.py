@@ -19,8 +19,9 @@ from test_program import fake_solver
 
 import sudoku_cp as sc
 from sudoku_cp.backends import confirm, program_backend, pysat_backend, pysat_batch
-from sudoku_cp.backends.base import BackendError
+from sudoku_cp.backends.base import BackendError, OneByOne
 from sudoku_cp.backends.pysat_backend import PysatBackend
+from sudoku_cp.checker import given_conflict
 from sudoku_cp.grid import Grid
 from sudoku_cp.outcome import Status
 
@@ -43,6 +44,22 @@ def two_solution_puzzle() -> Grid:
                         holes[[r1, r1, r2, r2], [c1, c2, c1, c2]] = 0
                         return grid.with_values(holes)
     raise AssertionError("no unique rectangle in HARD's solution")
+
+
+def no_solution_puzzle() -> Grid:
+    """HARD with a wrong digit in its first empty cell that clashes with no given: no solution."""
+    grid = sc.parse_grid(HARD)
+    solved = sc.solve(grid, "dlx").solution
+    assert solved is not None
+    values = np.array(grid.values)
+    for cell in map(int, np.flatnonzero(values.reshape(-1) == 0)):
+        r, c = divmod(cell, 9)
+        for digit in range(1, 10):
+            values[r, c] = digit
+            if digit != solved.values[r, c] and given_conflict(grid.with_values(values)) is None:
+                return grid.with_values(values)
+        values[r, c] = 0
+    raise AssertionError("no such cell")
 
 
 def _lines(path: str, count: int) -> list[str]:
@@ -174,7 +191,7 @@ def test_true_claims_of_the_cnf_path_stand() -> None:
     count = sc.count_solutions(sc.parse_grid(HARD), "pysat")
     assert (count.count, count.exact) == (1, True), count
     # HARD with a wrong digit in one empty cell (no clash among givens): no solution, and so said.
-    wrong = sc.parse_grid("4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4.....1")
+    wrong = no_solution_puzzle()
     assert sc.count_solutions(wrong, "dlx").count == 0
     count = sc.count_solutions(wrong, "pysat")
     assert (count.count, count.exact) == (0, True), count
@@ -270,4 +287,71 @@ def test_confirm_counts_never_confirms_on_a_wrong_confirmer(monkeypatch: pytest.
 
     monkeypatch.setattr(confirm, "search_batch", short)
     verdict = _claim(hard, solution)
-    assert "a bug in backtrack" in verdict.refuted[0], verdict
+    assert "backtrack counted 0 solutions where the test claimed a unique solution" in verdict.refuted[0], (
+        verdict
+    )
+
+
+# ---------------------------------------- one-puzzle engines: Algorithm X and CP-SAT, each on its own word
+
+
+def _engine_class(name: str) -> type[OneByOne]:
+    from sudoku_cp.backends.cpsat_backend import CpsatBackend
+    from sudoku_cp.backends.dlx_backend import DlxBackend
+
+    engines: dict[str, type[OneByOne]] = {"dlx": DlxBackend, "cpsat": CpsatBackend}
+    return engines[name]
+
+
+def _lying_engine(monkeypatch: pytest.MonkeyPatch, name: str, *, nothing: bool = False) -> None:
+    """The engine stops after its first solution (or finds none) and says it searched everything."""
+    engine = _engine_class(name)
+    real = engine.search_one
+
+    def lying(self: Any, puzzle: Grid, limit: int, time_limit: Any, keep: bool) -> Any:
+        found = real(self, puzzle, 1, time_limit, keep)
+        if nothing:
+            return dataclasses.replace(
+                found, solutions=found.solutions[:0], count=0, complete=True, reason=None
+            )
+        return dataclasses.replace(found, complete=True, reason=None)
+
+    monkeypatch.setattr(engine, "search_one", lying)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", ["dlx", "cpsat"])
+def test_a_wrong_unique_of_a_one_puzzle_engine_is_refused(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    _lying_engine(monkeypatch, name)
+    result = sc.solve(two_solution_puzzle(), name, unique=True)
+    assert result.status not in (Status.SOLVED, Status.UNSAT), result
+    assert "claimed a unique solution but backtrack found another" in (result.error or ""), result
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", ["dlx", "cpsat"])
+def test_a_wrong_no_solution_of_a_one_puzzle_engine_is_refused(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    _lying_engine(monkeypatch, name, nothing=True)
+    result = sc.solve(sc.parse_grid(HARD), name)
+    assert result.status != Status.UNSAT, result
+    assert "claimed no solution but backtrack found a valid solution" in (result.error or ""), result
+
+
+@pytest.mark.timeout(120)
+def test_a_wrong_count_of_dlx_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``count`` (dlx by default) counts without keeping grids: the count alone is compared."""
+    _lying_engine(monkeypatch, "dlx")
+    with pytest.raises(BackendError, match="claimed a unique solution but backtrack found another"):
+        sc.count_solutions(two_solution_puzzle(), "dlx")
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", ["dlx", "cpsat"])
+def test_true_claims_of_the_one_puzzle_engines_stand(name: str) -> None:
+    assert sc.solve(sc.parse_grid(HARD), name, unique=True).status == Status.SOLVED
+    assert sc.solve(two_solution_puzzle(), name, unique=True).status == Status.MULTIPLE
+    assert sc.solve(no_solution_puzzle(), name).status == Status.UNSAT
+    count = sc.count_solutions(two_solution_puzzle(), name)
+    assert (count.count, count.exact) == (2, True), count

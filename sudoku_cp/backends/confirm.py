@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -34,9 +34,16 @@ from ..limits import Deadline, ModelTooLarge, TimeLimitReached, solve_limited
 from ..native import NativeInputError
 from ..native.backtrack import search_batch
 from ..outcome import REASON_TIME_LIMIT
-from .base import BackendError, refusal
+from .base import BackendError, BatchAnswers, refusal
 
-__all__ = ["CONFIRM_SOLVER", "COUNT_CONFIRMER", "Confirmed", "confirm_counts", "confirm_no_more"]
+__all__ = [
+    "CONFIRM_SOLVER",
+    "COUNT_CONFIRMER",
+    "Confirmed",
+    "confirm_counts",
+    "confirm_no_more",
+    "confirmed_answers",
+]
 
 CONFIRM_SOLVER = PROVER
 """The python-sat solver that confirms UNSAT claims (the certificates' prover, CaDiCaL 1.9.5)."""
@@ -148,6 +155,7 @@ def confirm_counts(
     name: str,
     finder: str,
     spent: np.ndarray | None = None,
+    sizes: np.ndarray | None = None,
 ) -> Confirmed:
     """Confirm B claims "puzzle k (``givens[k]``) has exactly the solutions ``found[k]``" (each a
     (c, n*n) stack of checked grids; c = 0 is "no solution", c = 1 "unique") by another path.
@@ -160,6 +168,10 @@ def confirm_counts(
     of the puzzle's time.  ``time_limit``: seconds for each puzzle, of which ``spent`` (B,) are
     already spent (the claim's own search), or one ``Deadline`` for all.  ``finder`` names the
     claimant in the messages; ``name`` the backend answering.
+
+    ``sizes`` (B,): the claimed counts, when a claim holds fewer grids than it counts (a count
+    without its grids): such a claim is confirmed by an equal count alone, refuted by more
+    distinct valid grids, and left unknown when the count is stopped (no grids to block).
     """
     n = geometry.n
     stack = np.asarray(givens).reshape(-1, n * n)
@@ -172,6 +184,8 @@ def confirm_counts(
     claims = [np.asarray(grids).reshape(-1, n * n) for grids in found]
     if len(claims) != size:
         raise ValueError("confirm_counts confirms one claim per puzzle")
+    held = np.array([len(claim) for claim in claims], dtype=np.int64)
+    claimed = held if sizes is None else np.maximum(np.asarray(sizes, dtype=np.int64), held)
     used = np.zeros(size) if spent is None else np.asarray(spent, dtype=np.float64)
     count_limit: float | Deadline | None
     if isinstance(time_limit, Deadline) or time_limit is None:
@@ -180,24 +194,23 @@ def confirm_counts(
         count_limit = max(time_limit - float(used.min()), 0.0)
     began = time.perf_counter()
     undecided: list[int] = []
+    stop = REASON_TIME_LIMIT  # why the count left a puzzle undecided
     try:
-        run = search_batch(
-            geometry, stack, limit=max(map(len, claims)) + 1, keep=True, time_limit=count_limit
-        )
-    except (NativeInputError, ModelTooLarge, TimeLimitReached):
+        run = search_batch(geometry, stack, limit=int(claimed.max()) + 1, keep=True, time_limit=count_limit)
+    except (NativeInputError, ModelTooLarge, TimeLimitReached) as error:
+        stop = f"{COUNT_CONFIRMER}: {error}"
         undecided = list(range(size))  # the extended CNF below, one by one
     else:
         seconds += run.seconds
         counts = run.counts.astype(np.int64)
         starts = np.cumsum(counts) - counts
-        sizes = np.array([len(claim) for claim in claims], dtype=np.int64)
         # Every grid of the count checked in one pass (the owner's givens kept, the rules held).
         sound = np.ones(size, dtype=bool)
         if len(run.solutions):
             ok = valid_completions(geometry, stack[run.owner], run.solutions)
             sound[np.unique(run.owner[~ok])] = False
         # The common case, a claim of one grid and a count of one: the same grid, all at once.
-        single = sound & run.complete & (counts == 1) & (sizes == 1)
+        single = sound & run.complete & (counts == 1) & (claimed == 1) & (held == 1)
         if single.any():
             blank = np.zeros(n * n, dtype=np.int16)
             firsts = np.stack([claim[0] if len(claim) else blank for claim in claims]).astype(np.int16)
@@ -205,30 +218,34 @@ def confirm_counts(
             single[np.flatnonzero(single)[~same]] = False
         for k in np.flatnonzero(~single).tolist():
             claim = claims[k]
-            what = _claim_words(len(claim))
+            what = _claim_words(int(claimed[k]))
             if not sound[k]:
                 refuted[k] = (
                     f"{COUNT_CONFIRMER} returned a wrong solution while confirming {finder}'s claim of "
                     f"{what}: not confirmed"
                 )
                 continue
-            theirs = run.solutions[starts[k] : starts[k] + counts[k]]
-            extra = _rows(theirs) - _rows(claim)
-            if extra:
+            theirs = _rows(run.solutions[starts[k] : starts[k] + counts[k]])
+            beyond = bool(theirs - _rows(claim)) if held[k] == claimed[k] else len(theirs) > claimed[k]
+            if beyond:
                 refuted[k] = (
                     f"{finder} claimed {what} but {COUNT_CONFIRMER} found "
-                    f"{'a' if not len(claim) else 'another'} valid solution: the claim is wrong"
+                    f"{'a' if not claimed[k] else 'another'} valid solution: the claim is wrong"
                 )
             elif not run.complete[k]:
                 undecided.append(k)
-            elif int(counts[k]) != len(claim):
+            elif len(theirs) != claimed[k] or int(counts[k]) != claimed[k]:
                 refuted[k] = (
-                    f"{COUNT_CONFIRMER} counted {int(counts[k])} solutions where {len(claim)} are "
-                    f"checked, confirming {finder}'s claim of {what}: a bug in {COUNT_CONFIRMER}"
+                    f"{COUNT_CONFIRMER} counted {int(counts[k])} solutions where {finder} claimed "
+                    f"{what}: they disagree, neither is taken"
                 )
     overhead = (time.perf_counter() - began - float(seconds.sum())) / size
     seconds += max(overhead, 0.0)
     for k in undecided:
+        if held[k] < claimed[k]:  # a count without its grids: nothing to block on the CNF
+            what = _claim_words(int(claimed[k]))
+            unknown[k] = f"{stop} while confirming {finder}'s claim of {what} (a count without its grids)"
+            continue
         t0 = time.perf_counter()
         if isinstance(time_limit, Deadline):
             deadline = time_limit
@@ -250,3 +267,58 @@ def confirm_counts(
                 unknown[k] = reason
         seconds[k] += time.perf_counter() - t0
     return Confirmed(unknown, refuted, seconds)
+
+
+def confirmed_answers(
+    answers: BatchAnswers,
+    givens: np.ndarray,
+    limit: int,
+    time_limit: float | Deadline | None,
+    *,
+    name: str,
+    finder: str,
+    seconds: np.ndarray | None = None,
+    unsat: bool = True,
+) -> BatchAnswers:
+    """An engine's raw ``answers`` for the (B, n*n) ``givens`` with every claim of exhaustion
+    confirmed by ``confirm_counts``: "exactly these solutions" (unique under ``limit`` 2, an
+    exact count below it) and, with ``unsat``, "no solution".  One not confirmed is unknown (its
+    reason), one refuted an ``errors`` entry naming it; a puzzle that reached ``limit`` claims
+    nothing beyond it (not complete).  ``seconds`` (B,), the time spent on each puzzle (default:
+    the answers'), grows by the confirmation's and is the answers' seconds after.
+    """
+    complete = np.asarray(answers.complete) & (np.asarray(answers.counts) < limit)
+    spent = np.asarray(answers.seconds, dtype=np.float64).copy() if seconds is None else seconds
+    chosen = complete & (np.asarray(answers.counts) > 0 if not unsat else True)
+    chosen[list(answers.errors)] = False
+    claimed = np.flatnonzero(chosen)
+    if not claimed.size:
+        return replace(answers, complete=complete, seconds=spent)
+    n2 = answers.geometry.n**2
+    found = []
+    for b in claimed.tolist():
+        first = np.asarray(answers.solutions[b : b + 1]).reshape(-1, n2)
+        held = bool(answers.counts[b]) and bool(first[0, 0])  # a count alone leaves zeros
+        grids = first if held else first[:0]
+        if held and b in answers.more:
+            grids = np.concatenate([grids, np.asarray(answers.more[b]).reshape(-1, n2)])
+        found.append(grids)
+    verdicts = confirm_counts(
+        answers.geometry,
+        np.asarray(givens).reshape(-1, n2)[claimed],
+        found,
+        time_limit,
+        name=name,
+        finder=finder,
+        spent=spent[claimed],
+        sizes=np.asarray(answers.counts)[claimed],
+    )
+    spent[claimed] += verdicts.seconds
+    reasons, errors = dict(answers.reasons), dict(answers.errors)
+    for k, why in verdicts.unknown.items():
+        complete[claimed[k]] = False
+        reasons[int(claimed[k])] = why
+    for k, why in verdicts.refuted.items():
+        complete[claimed[k]] = False
+        errors[int(claimed[k])] = why
+    return replace(answers, complete=complete, reasons=reasons, errors=errors, seconds=spent)

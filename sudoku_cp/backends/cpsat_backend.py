@@ -41,10 +41,12 @@ from ..cpsat import (
     solution_vector,
     solve_verdict,
 )
+from ..geometry import Geometry
 from ..grid import Grid
 from ..limits import Deadline, ModelTooLarge, TimeLimitReached
 from ..outcome import REASON_TIME_LIMIT
-from .base import BackendError, OneByOne, SearchResult, refusal, stopped
+from .base import BackendError, BatchAnswers, OneByOne, SearchResult, refusal, stopped
+from .confirm import confirmed_answers
 
 __all__ = ["CpsatBackend"]
 
@@ -104,6 +106,23 @@ class _Collector(cp_model.CpSolverSolutionCallback):
 
 class CpsatBackend(OneByOne):
     """Whole puzzles with CP-SAT over the bool or alldiff model of ``sudoku_cp.cpsat``."""
+
+    def solve_arrays(
+        self,
+        geometry: Geometry,
+        values: np.ndarray,
+        limit: int = 1,
+        time_limit: float | Deadline | None = None,
+        keep: bool = True,
+    ) -> BatchAnswers:
+        """Raw answers (``OneByOne``) with every claim of exhaustion ("no solution", "unique", an
+        exact count) confirmed by another path (``confirm.confirmed_answers``: the native
+        backtracking count of the batch): a complete search here is one engine's word on its own
+        model, and a wrong "no more" leaves no grid for the checker to refuse."""
+        answers = super().solve_arrays(geometry, values, limit, time_limit, keep)
+        return confirmed_answers(
+            answers, values, limit, time_limit, name=self.name, finder=f"backend {self.name}"
+        )
 
     def __init__(self, kind: CpsatModelKind | str = "bool", workers: int = 1, seed: int = 0) -> None:
         self.kind = CpsatModelKind(kind)

@@ -35,7 +35,7 @@ from ..outcome import REASON_TIME_LIMIT
 from ..propagation import propagate_batch
 from .base import Backend, BackendError, BatchAnswers
 from .batch9 import candidate_table, placed_digits, propagate_masks
-from .confirm import confirm_counts, confirm_no_more
+from .confirm import confirm_no_more, confirmed_answers
 from .pysat_backend import BATCH_SOLVER, BIG_SIDE, DEFAULT_SOLVER, PysatBackend, check_solver_name
 
 __all__ = ["ARRAY_SIDE", "BatchPysat", "PysatBatchBackend"]
@@ -444,7 +444,7 @@ class BatchPysat(Backend):
         answers = self._unsat_confirmed(answers, givens, time_limit, seconds)
         answers = self._counts_confirmed(answers, givens, limit, time_limit, seconds)
         self.stats["puzzles"] += size
-        return replace(answers, seconds=seconds)
+        return answers
 
     def _unsat_confirmed(
         self,
@@ -491,42 +491,24 @@ class BatchPysat(Backend):
         seconds: np.ndarray,
     ) -> BatchAnswers:
         """The answers with every "exactly these solutions" claim (under ``limit`` 2, "unique")
-        confirmed by another path (``confirm.confirm_counts``: the native count, a batch at once):
-        one not confirmed in time is unknown, one refuted an error naming the claim.
+        confirmed by another path (``confirm.confirmed_answers``: the native count, a batch at
+        once): one not confirmed in time is unknown, one refuted an error naming the claim.
 
         Such a claim comes from a search of our own compact model with the solutions found
         blocked, or from our propagation filling the grid; both are this path's own work, and a
-        wrong "no more" has no grid for the checker to refuse.  A puzzle that reached ``limit``
-        claims nothing beyond it (not complete), as a search stopped there says.
+        wrong "no more" has no grid for the checker to refuse.  "No solution" was confirmed on
+        the extended CNF already (``_unsat_confirmed``).
         """
-        complete = answers.complete & (answers.counts < limit)
-        claimed = np.flatnonzero(complete & (answers.counts > 0))
-        if not claimed.size:
-            return replace(answers, complete=complete)
-        found = [
-            answers.solutions[b : b + 1]
-            if b not in answers.more
-            else np.concatenate([answers.solutions[b : b + 1], answers.more[b]])
-            for b in claimed.tolist()
-        ]
-        verdicts = confirm_counts(
-            answers.geometry,
-            givens[claimed],
-            found,
+        return confirmed_answers(
+            answers,
+            givens,
+            limit,
             time_limit,
             name=self.name,
             finder=f"{self.name}'s batch path",
-            spent=seconds[claimed],
+            seconds=seconds,
+            unsat=False,
         )
-        seconds[claimed] += verdicts.seconds
-        reasons, errors = dict(answers.reasons), dict(answers.errors)
-        for k, why in verdicts.unknown.items():
-            complete[claimed[k]] = False
-            reasons[int(claimed[k])] = why
-        for k, why in verdicts.refuted.items():
-            complete[claimed[k]] = False
-            errors[int(claimed[k])] = why
-        return replace(answers, complete=complete, reasons=reasons, errors=errors)
 
     def _gathered(
         self,

@@ -11,11 +11,13 @@ batch path, run in this one process, interleaved, best of ``--repeat`` (CPU seco
 * ``none``: the claims as the search made them (the path before the confirmation);
 * ``native count``: the default, the batch counted again by ``native.backtrack.search_batch``;
 * ``cnf per puzzle``: each claim solved again by CaDiCaL on the plain extended encoding
-  (``confirm.confirm_no_more``), on the first ``--cnf-limit`` puzzles only (it is slow).
+  (``confirm.confirm_no_more``), on the first ``--cnf-limit`` puzzles only (it is slow);
+* ``dlx none`` and ``dlx native count``: the ``dlx`` backend without and with the same
+  confirmation (its ratio is against ``dlx none``), on those puzzles too.
 
 Each variant is ``search_arrays(..., limit=2)`` over chunks of 4,096 puzzles (``api.ARRAY_CHUNK``):
 propagation, the search, the checker and the confirmation; parsing and output are left out, as
-they are the same for all.  The ratios are against ``none`` on the same puzzles.  The script
+they are the same for all.  The ratios are against ``none`` (``dlx none``) on the same puzzles.  The script
 pins itself to one CPU; the machine and the load average are printed.
 """
 
@@ -30,8 +32,9 @@ from pathlib import Path
 import numpy as np
 from common import SHARED, load_average, machine
 
-from sudoku_cp.backends.base import BatchAnswers
+from sudoku_cp.backends.base import Backend, BatchAnswers, OneByOne
 from sudoku_cp.backends.confirm import confirm_no_more
+from sudoku_cp.backends.dlx_backend import DlxBackend
 from sudoku_cp.backends.pysat_batch import BatchPysat
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.grid import Grid
@@ -92,6 +95,20 @@ class CnfPerPuzzle(BatchPysat):
         return replace(answers, complete=complete, seconds=seconds)
 
 
+class DlxUnconfirmed(DlxBackend):
+    """``dlx`` without the confirmation of its claims (Algorithm X's word alone)."""
+
+    def solve_arrays(
+        self,
+        geometry: Geometry,
+        values: np.ndarray,
+        limit: int = 1,
+        time_limit: float | Deadline | None = None,
+        keep: bool = True,
+    ) -> BatchAnswers:
+        return OneByOne.solve_arrays(self, geometry, values, limit, time_limit, keep)
+
+
 def read(name: str, limit: int) -> tuple[str, np.ndarray]:
     """The first ``limit`` puzzles of a corpus as (B, 81) int16 rows, and where they came from."""
     path = SHARED / "sudoku9" / CORPORA[name]
@@ -108,7 +125,7 @@ def read(name: str, limit: int) -> tuple[str, np.ndarray]:
     return str(path), np.array(rows, dtype=np.int16)
 
 
-def run(engine: BatchPysat, puzzles: np.ndarray) -> tuple[float, int]:
+def run(engine: Backend, puzzles: np.ndarray) -> tuple[float, int]:
     """CPU seconds of the batch path over ``puzzles`` with ``limit=2``, and the puzzles answered unique."""
     geometry = Geometry(3, 3)
     unique = 0
@@ -129,7 +146,13 @@ def main() -> None:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     print(f"machine: {machine()}; one CPU; load average at start {load_average()}")
-    engines = {"none": Unconfirmed(), "native count": BatchPysat(), "cnf per puzzle": CnfPerPuzzle()}
+    engines: dict[str, Backend] = {
+        "none": Unconfirmed(),
+        "native count": BatchPysat(),
+        "cnf per puzzle": CnfPerPuzzle(),
+        "dlx none": DlxUnconfirmed(),
+        "dlx native count": DlxBackend(),
+    }
     # Warm up: the native kernel's load (or compile) and python-sat's first solver.
     _, warm = read("forum-hardest", 8)
     for engine in engines.values():
@@ -145,6 +168,7 @@ def main() -> None:
         plan = [(variant, len(puzzles)) for variant in samples]
         few = puzzles[: args.cnf_limit]
         plan += [("none", len(few)), ("native count", len(few)), ("cnf per puzzle", len(few))]
+        plan += [("dlx none", len(few)), ("dlx native count", len(few))]
         for _ in range(args.repeat):
             for variant, size in plan:
                 cpu, unique = run(engines[variant], puzzles[:size])
@@ -152,7 +176,7 @@ def main() -> None:
                 best[key] = min(best.get(key, float("inf")), cpu)
                 answered[key] = unique
         for variant, size in plan:
-            base = best[("none", size)]
+            base = best[("dlx none" if variant.startswith("dlx") else "none", size)]
             cpu = best[(variant, size)]
             print(
                 f"| {corpus} ({Path(path).name}) | {size:,} | {variant} | {answered[(variant, size)]:,} | "

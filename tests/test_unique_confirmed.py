@@ -355,3 +355,21 @@ def test_true_claims_of_the_one_puzzle_engines_stand(name: str) -> None:
     assert sc.solve(no_solution_puzzle(), name).status == Status.UNSAT
     count = sc.count_solutions(two_solution_puzzle(), name)
     assert (count.count, count.exact) == (2, True), count
+
+
+@pytest.mark.timeout(120)
+def test_a_claim_on_a_wrong_grid_is_refused_for_the_grid(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An engine claiming its wrong grid unique: the error names the wrong grid, not the count."""
+    engine = _engine_class("dlx")
+    real = engine.search_one
+
+    def wrong(self: Any, puzzle: Grid, limit: int, time_limit: Any, keep: bool) -> Any:
+        found = real(self, puzzle, 1, time_limit, keep)
+        bad = np.array(found.solutions)
+        bad[0, 0, 1], bad[0, 0, 2] = bad[0, 0, 2], bad[0, 0, 1]  # two open cells of row 1 swapped
+        return dataclasses.replace(found, solutions=bad, complete=True, reason=None)
+
+    monkeypatch.setattr(engine, "search_one", wrong)
+    result = sc.solve(sc.parse_grid(HARD), "dlx", unique=True)
+    assert result.status not in (Status.SOLVED, Status.UNSAT), result
+    assert "returned a wrong solution" in (result.error or ""), result

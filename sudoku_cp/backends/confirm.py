@@ -318,7 +318,11 @@ def confirmed_answers(
     for k, why in verdicts.unknown.items():
         complete[claimed[k]] = False
         reasons[int(claimed[k])] = why
+    rows = np.asarray(givens).reshape(-1, n2)
     for k, why in verdicts.refuted.items():
-        complete[claimed[k]] = False
-        errors[int(claimed[k])] = why
+        b = int(claimed[k])
+        complete[b] = False
+        # A claim whose own grid is wrong is refuted for that: the choke point names the grid.
+        if not len(found[k]) or refusal(answers.geometry, rows[b], found[k], name) is None:
+            errors[b] = why
     return replace(answers, complete=complete, reasons=reasons, errors=errors, seconds=spent)

@@ -62,7 +62,7 @@ from .machine_code import compile_entry
 
 watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
-__all__ = ["entry_object", "lowest_index", "popcount", "solve_batch"]
+__all__ = ["entry_object", "guess_score", "lowest_index", "popcount", "solve_batch", "unit_digits"]
 
 # Modes after MODE_START: propagate, branch (or record a solution), pop.
 _PROPAGATE, _BRANCH, _BACKTRACK = 1, 2, 3
@@ -104,6 +104,39 @@ else:
             return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
 
         return x(x), codegen
+
+
+@numba.njit(cache=True, inline="always")
+def unit_digits(
+    cur: np.ndarray, units: np.ndarray, u: int | np.int64
+) -> tuple[np.uint64, np.uint64, np.uint64]:  # pragma: no cover
+    """The digits of unit ``u``'s cells: (in at least one, in two or more, in a solved cell).
+
+    Hidden singles read it (a digit once and in no solved cell) and so does a contradiction (a
+    digit nowhere); the carving search's propagation (``native.carve``) shares it.
+    """
+    once = _ZERO
+    twice = _ZERO
+    fixed = _ZERO
+    for k in range(units.shape[1]):
+        m = cur[units[u, k]]
+        twice |= once & m
+        once |= m
+        if (m & (m - _ONE)) == _ZERO:
+            fixed |= m
+    return once, twice, fixed
+
+
+@numba.njit(cache=True, inline="always")
+def guess_score(cur: np.ndarray, peers: np.ndarray, cell: int) -> int:  # pragma: no cover - compiled
+    """How far a guess on ``cell`` propagates: its peers sharing a candidate, a bivalue one thrice."""
+    m = cur[cell]
+    score = 0
+    for k in range(peers.shape[1]):
+        peer_m = cur[peers[cell, k]]
+        if peer_m & m:
+            score += 3 if popcount(peer_m) == 2 else 1
+    return score
 
 
 @numba.njit(cache=True)
@@ -223,15 +256,7 @@ def solve_batch(
                     while word:
                         u = w * 64 + np.int64(lowest_index(word))
                         word &= word - _ONE
-                        once = _ZERO
-                        twice = _ZERO
-                        fixed = _ZERO
-                        for k in range(n):
-                            m = cur[units[u, k]]
-                            twice |= once & m
-                            once |= m
-                            if (m & (m - _ONE)) == _ZERO:
-                                fixed |= m
+                        once, twice, fixed = unit_digits(cur, units, u)
                         if once != full:
                             ok = False
                             break
@@ -391,11 +416,7 @@ def solve_batch(
                         continue
                 elif not rules & RULE_SCORE:
                     continue
-                score = 0
-                for k in range(n_peers):
-                    peer_m = cur[peers[cell, k]]
-                    if peer_m & m:  # a peer the guess touches; a bivalue one counts thrice
-                        score += 3 if popcount(peer_m) == 2 else 1
+                score = guess_score(cur, peers, cell)
                 if score > top_score:
                     top_score = score
                     best = cell

@@ -39,7 +39,7 @@ import numpy as np
 from ..geometry import Geometry
 from ..limits import Deadline, watch_compilation
 from . import NativeInputError
-from .bitset import lowest_index, popcount
+from .bitset import guess_score, lowest_index, popcount, unit_digits
 from .chunks import BUDGET, ChunkBudget
 from .prng import uniform_below
 from .propagation import (
@@ -55,8 +55,11 @@ from .propagation import (
 watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = [
+    "BY_COUNT_SIDE",
     "FILL_NODES_PER_CELL",
     "HARD",
+    "PRUNED",
+    "TEST_SECONDS",
     "MAX_SIDE",
     "Carved",
     "Oracle",
@@ -67,6 +70,10 @@ __all__ = [
 
 #: A fill that spends more nodes than this per cell starts again from the empty grid.
 FILL_NODES_PER_CELL = 20
+#: Grids of this side and more are carved ``by_count`` by default (smaller: given by given).
+BY_COUNT_SIDE = 16
+#: Seconds the backtrack search spends on one test of ``by_count`` before the oracle takes it.
+TEST_SECONDS = 1.0
 
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
@@ -75,6 +82,9 @@ _DONE = 0
 _GROW = -3
 #: Kernel status: the test in hand spent its node cap; the caller answers it (``answer``) and resumes.
 HARD = -4
+#: Kernel status: a puzzle is seeded and pruned; the caller tests the givens left (``carve``, ``by_count``)
+#: and resumes at the next puzzle.
+PRUNED = -5
 _STOPPED = 1  # the driver's own final status: the oracle was stopped by the deadline
 # The resumable state: puzzle, mode, stack height, carve position, cell of the pair under test,
 # nodes of the current fill.
@@ -170,15 +180,7 @@ def _hidden(cur: np.ndarray, work: Scratch, tables: PropagationTables) -> bool: 
     units, full = tables.units, tables.full
     n = units.shape[1]
     for u in range(units.shape[0]):
-        once = _ZERO
-        twice = _ZERO
-        fixed = _ZERO
-        for k in range(n):
-            m = cur[units[u, k]]
-            twice |= once & m
-            once |= m
-            if (m & (m - _ONE)) == _ZERO:
-                fixed |= m
+        once, twice, fixed = unit_digits(cur, units, u)
         if once != full:
             return False
         hidden = once & ~twice & ~fixed
@@ -319,11 +321,7 @@ def _choose(cur: np.ndarray, peers: np.ndarray, scored: bool) -> int:  # pragma:
         m = cur[c]
         if (m & (m - _ONE)) == _ZERO or popcount(m) != fewest:
             continue
-        score = 0
-        for j in range(peers.shape[1]):
-            pm = cur[peers[c, j]]
-            if pm & m:
-                score += 3 if popcount(pm) == 2 else 1
+        score = guess_score(cur, peers, c)
         if score > top:
             top = score
             best = c
@@ -339,6 +337,71 @@ def _initial(puzzle: np.ndarray, cur: np.ndarray, full: np.uint64) -> None:  # p
     for c in range(puzzle.shape[0]):
         v = puzzle[c]
         cur[c] = (_ONE << np.uint64(v - 1)) if v > 0 else full
+
+
+@numba.njit(cache=True)
+def _solved_by_rules(
+    puzzle: np.ndarray,
+    cur: np.ndarray,
+    work: Scratch,
+    tables: PropagationTables,
+    segs: _Segments,
+    seg_masks: np.ndarray,
+) -> bool:  # pragma: no cover - compiled
+    """Whether singles and locked candidates alone solve ``puzzle`` (then it has one solution)."""
+    _initial(puzzle, cur, tables.full)
+    if not propagate_masks(cur, tables.peers, tables.units, tables.cell_units, tables.full, True):
+        return False
+    if not _settle(cur, work, tables, segs, seg_masks):
+        return False
+    for c in range(cur.shape[0]):
+        m = cur[c]
+        if m & (m - _ONE):
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _prune(
+    puzzle: np.ndarray,
+    solution: np.ndarray,
+    order: np.ndarray,
+    count: int,
+    symmetric: bool,
+    cur: np.ndarray,
+    work: Scratch,
+    tables: PropagationTables,
+    segs: _Segments,
+    seg_masks: np.ndarray,
+) -> int:  # pragma: no cover - compiled
+    """Take out, in order, each seeded given (pair) of ``order[:count]`` whose puzzle the rules
+    still solve; put those first in ``order`` (the rest after them, in their order) and return
+    how many went.
+
+    A removal the rules prove costs one propagation instead of a search, and the puzzle stays
+    solved by the rules, so each search that follows starts one given away from a solved grid.
+    """
+    cells = puzzle.shape[0]
+    kept = np.empty(count, order.dtype)
+    n_kept = 0
+    gone = 0
+    for i in range(count):
+        c = order[i]
+        other = cells - 1 - c
+        puzzle[c] = 0
+        if symmetric:
+            puzzle[other] = 0
+        if _solved_by_rules(puzzle, cur, work, tables, segs, seg_masks):
+            order[gone] = c  # gone <= i: a slot already read
+            gone += 1
+        else:
+            puzzle[c] = solution[c]
+            if symmetric:
+                puzzle[other] = solution[other]
+            kept[n_kept] = c
+            n_kept += 1
+    order[gone:count] = kept[:n_kept]
+    return gone
 
 
 @numba.njit(cache=True)
@@ -361,6 +424,7 @@ def carve_batch(
     state: np.ndarray,
     budget: int,
     cap: int,
+    handoff: bool,
 ) -> int:  # pragma: no cover - compiled
     """Make the puzzles of the batch from ``state`` on, for at most ``budget`` nodes.
 
@@ -369,7 +433,9 @@ def carve_batch(
     ``counts`` (B,): the seeded givens (the first cell of each pair) in the order added,
     ``witness`` (B, cells, cells) int8: the second solution kept for a given that stays (at its
     first cell), ``restarts`` (B,): fills started again, ``nodes`` (B, cells + 1): nodes per
-    test (the fill's last).  Returns DONE, BUDGET, GROW, or HARD when a test spent ``cap`` nodes.
+    test (the fill's last).  Returns DONE, BUDGET, GROW, or HARD when a test spent ``cap`` nodes;
+    with ``handoff`` the seeded givens the rules can spare go at once (``_prune``) and the kernel
+    returns PRUNED with the tests left to the caller (``state``'s position: the first to test).
     """
     peers, units, cell_units, full = tables.peers, tables.units, tables.cell_units, tables.full
     cells = cur.shape[0]
@@ -517,6 +583,12 @@ def carve_batch(
             sub = 0
             top = 0
             mode = _TEST
+            if handoff:
+                pos = _prune(
+                    puzzles[b], solutions[b], order[b], k, symmetric, cur, work, tables, segs, seg_masks
+                )
+                status = PRUNED
+                break
         if mode == _TEST:
             if pos == counts[b]:
                 b += 1
@@ -594,6 +666,8 @@ def carve(
     deadline: Deadline | None = None,
     oracle: Oracle | None = None,
     cap: int | None = None,
+    by_count: bool | None = None,
+    test_seconds: float = TEST_SECONDS,
 ) -> Carved:
     """One minimal puzzle per random state of ``rngs`` (B, 1) uint64, with its solution and witnesses.
 
@@ -601,7 +675,13 @@ def carve(
     that spends ``cap`` nodes (default 40 a cell up to 16x16, 10 above) goes to ``oracle`` (a complete solver:
     the search's heavy tail on big grids); without an oracle the search runs to the end.  Stops
     at the deadline; ``done`` says which puzzles were finished.
+
+    ``by_count`` (default: grids of side 16 and more): the givens the rules can spare go first,
+    one propagation each; the rest are tested together, each counted to two by the backtrack
+    search (``test_seconds`` each before the oracle takes it) instead of searched one by one.
     """
+    if by_count is None:
+        by_count = geometry.n >= BY_COUNT_SIDE
     n = geometry.n
     if n > MAX_SIDE:
         raise NativeInputError(f"the carving search takes grids up to {MAX_SIDE}x{MAX_SIDE}, not {n}x{n}")
@@ -660,11 +740,90 @@ def carve(
         state[_S_POS], state[_S_SUB], state[_S_TOP], state[_S_MODE] = pos, sub, 0, _TEST
         return True
 
+    def count_tests() -> bool:
+        """The tests the kernel handed over (PRUNED): each given left, all at once, counted to two
+        by the backtrack search (``native.backtrack``) on the puzzle without it.  Two solutions:
+        it stays, the other one its witness (still valid as givens only go).  One, exhausted:
+        the first such given goes for good and the others of its kind are counted again.  A
+        count the test's time stops goes to ``oracle``.  False when the deadline stopped it."""
+        from .backtrack import search_batch
+
+        b, pos = int(state[_S_PUZZLE]), int(state[_S_POS])
+        sol = solutions[b]
+        pending = [int(c) for c in order[b, pos : counts[b]]]
+        while pending:
+            if clock.deadline.expired():
+                return False
+            firsts = np.array(pending, np.int64)
+            rows = np.repeat(puzzles[b][None, :], firsts.size, axis=0)
+            at = np.arange(firsts.size)
+            rows[at, firsts] = 0
+            if symmetric:
+                rows[at, cells - 1 - firsts] = 0
+            limited = clock.deadline.remaining() is not None
+            limit = clock.deadline if limited else (test_seconds if oracle is not None else None)
+            others: dict[int, np.ndarray] = {}
+            complete = np.zeros(firsts.size, np.bool_)
+            if limit != 0:  # no time for counts (test_seconds=0): the oracle answers every test
+                run = search_batch(geometry, rows, limit=2, keep=True, time_limit=limit)
+                complete = run.complete
+                for owner, grid in zip(run.owner, run.solutions, strict=True):
+                    if not np.array_equal(grid, sol):
+                        others[int(owner)] = grid
+            removable = []
+            for i, first in enumerate(pending):
+                if i in others:
+                    witness[b, first] = np.asarray(others[i], np.int8)
+                    continue
+                if complete[i]:
+                    removable.append(first)  # no other solution: it can go
+                    continue
+                if removable:
+                    removable.append(first)  # counted again after the first removal anyway
+                    continue
+                if oracle is None:
+                    return False  # the deadline stopped the search
+                found = _ask(b, first)
+                if found is None:
+                    return False
+                if found is False:
+                    removable.append(first)
+            if not removable:
+                break
+            first = removable[0]
+            puzzles[b, first] = 0
+            if symmetric:
+                puzzles[b, cells - 1 - first] = 0
+            pending = removable[1:]
+        state[_S_PUZZLE], state[_S_MODE], state[_S_TOP] = b + 1, _START, 0
+        return True
+
+    def _ask(b: int, first: int) -> np.ndarray | bool | None:
+        """The oracle on the puzzle without the given (pair) at ``first``: a witness (recorded),
+        False when there is none, None when stopped."""
+        assert oracle is not None
+        sol = solutions[b]
+        other = cells - 1 - first
+        givens = puzzles[b].copy()
+        givens[first] = 0
+        if symmetric:
+            givens[other] = 0
+        found = oracle(givens, first, int(sol[first]))
+        if found is False and symmetric and other != first:
+            givens[first] = sol[first]  # the pair's second cell, the first held
+            found = oracle(givens, other, int(sol[other]))
+        if found is None:
+            return None
+        hard[b] += 1
+        if found is not False:
+            witness[b, first] = np.asarray(found, np.int8).reshape(-1)
+        return found
+
     def step(budget: int) -> int:
         nonlocal stack
         status = carve_batch(
             tables, work, rngs, symmetric, solutions, puzzles, order, counts, witness, restarts, nodes, cur,
-            stack, segs, seg_masks, state, budget, node_cap,
+            stack, segs, seg_masks, state, budget, node_cap, by_count,
         )  # fmt: skip
         if status == _GROW:
             taller = min(2 * stack.masks.shape[0], cells + 1)
@@ -679,6 +838,8 @@ def carve(
             return BUDGET
         if status == HARD:
             return BUDGET if answer() else _STOPPED
+        if status == PRUNED:
+            return BUDGET if count_tests() else _STOPPED
         return status
 
     clock.run(step)

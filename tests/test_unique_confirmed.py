@@ -373,3 +373,43 @@ def test_a_claim_on_a_wrong_grid_is_refused_for_the_grid(monkeypatch: pytest.Mon
     result = sc.solve(sc.parse_grid(HARD), "dlx", unique=True)
     assert result.status not in (Status.SOLVED, Status.UNSAT), result
     assert "returned a wrong solution" in (result.error or ""), result
+
+
+@pytest.mark.timeout(120)
+def test_without_a_limit_a_stopped_native_count_falls_back_to_the_cnf(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No time limit: the native count gets a bounded slice (a backtracking count can take far
+    longer than SAT on a hard big grid); what it leaves, the extended CNF decides."""
+    limits: list[Any] = []
+    cnf_calls: list[int] = []
+    real_count, real_cnf = confirm.search_batch, confirm.confirm_no_more
+
+    def stopped_count(*args: Any, **kwargs: Any) -> Any:
+        limits.append(kwargs["time_limit"])
+        run = real_count(*args, **kwargs)
+        stopped = np.ones_like(run.timed_out)  # stopped before it found anything
+        return dataclasses.replace(
+            run,
+            complete=~stopped,
+            timed_out=stopped,
+            counts=np.zeros_like(run.counts),
+            solutions=run.solutions[:0],
+            owner=run.owner[:0],
+        )
+
+    def cnf(*args: Any, **kwargs: Any) -> Any:
+        cnf_calls.append(1)
+        return real_cnf(*args, **kwargs)
+
+    monkeypatch.setattr(confirm, "search_batch", stopped_count)
+    monkeypatch.setattr(confirm, "confirm_no_more", cnf)
+    assert sc.solve(sc.parse_grid(HARD), "pysat", unique=True).status == Status.SOLVED
+    assert limits and all(isinstance(limit, float) for limit in limits), limits
+    assert min(limits) >= confirm._COUNT_FLOOR, limits
+    assert cnf_calls, "the CNF was not asked"
+    _forgetful(monkeypatch)
+    result = sc.solve(two_solution_puzzle(), "pysat", unique=True)
+    assert "claimed no solution beyond the 1 found but pysat:cadical195 found another" in (
+        result.error or ""
+    ), result

@@ -48,6 +48,11 @@ __all__ = [
 CONFIRM_SOLVER = PROVER
 """The python-sat solver that confirms UNSAT claims (the certificates' prover, CaDiCaL 1.9.5)."""
 
+#: Without a time limit, the native count's seconds per puzzle: at least this, ...
+_COUNT_FLOOR = 2.0
+#: ... or this many times the most any claim's own search took.
+_COUNT_FACTOR = 4.0
+
 COUNT_CONFIRMER = "backtrack"
 """What counts again the solutions of a batch of claims (``confirm_counts``): the native search."""
 
@@ -188,7 +193,12 @@ def confirm_counts(
     claimed = held if sizes is None else np.maximum(np.asarray(sizes, dtype=np.int64), held)
     used = np.zeros(size) if spent is None else np.asarray(spent, dtype=np.float64)
     count_limit: float | Deadline | None
-    if isinstance(time_limit, Deadline) or time_limit is None:
+    if time_limit is None:
+        # No limit: a backtracking count can take far longer than SAT on a hard big grid, so it
+        # gets a slice in proportion to the claims' own searches; what it leaves goes to the
+        # CNF below, unbounded, a search like the claim's own.
+        count_limit = max(_COUNT_FLOOR, _COUNT_FACTOR * float(used.max()))
+    elif isinstance(time_limit, Deadline):
         count_limit = time_limit
     else:  # one limit for every puzzle of the count: the most any has left (a 9x9 count takes microseconds)
         count_limit = max(time_limit - float(used.min()), 0.0)

@@ -6,9 +6,11 @@ is shared, so the ratios of one run are what compare):
 1. ``generate_puzzles`` (minimal given by given, each puzzle proved unique by the backtrack
    search or SAT and its witnesses checked) and ``symmetric=True``, puzzles per CPU second, on
    6x6, 9x9, 12x12, 16x16; 25x25 and 36x36: one puzzle each under ``--limit`` seconds;
-2. the baseline: the generator as it was before (Eppstein 2005's fill of symmetric pairs with
+2. the baselines: the generator as it was before (Eppstein 2005's fill of symmetric pairs with
    singles, then each pair emptied when CaDiCaL finds no other solution: ``old_generator``
-   here), on 9x9 and 16x16, and the ratio.
+   here), on 9x9 and 16x16, and the ratio; on 16x16 also the carving given by given (one
+   search per given, the previous default there) against carving by count (``carve``'s
+   ``by_count``, the default from ``BY_COUNT_SIDE`` on), both kinds, and the ratio.
 
 Run: ``.venv/bin/python benchmarks/generate.py [--count9 500] [--count16 20] [--limit 120]``;
 results go to the table of ``benchmarks/README.md`` by hand (with the machine line printed).
@@ -28,6 +30,7 @@ from sudoku_cp.deduction.proof import StepProver
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.grid import Grid
 from sudoku_cp.limits import Deadline
+from sudoku_cp.native import carve as carve_module
 
 
 def old_generator(geometry: Geometry, count: int, seed: int) -> list[Grid]:
@@ -94,6 +97,22 @@ def main() -> None:
                 f"| {grid} | {name} | {made} | {cpu:.2f} | {wall:.2f} | {made / cpu:.1f} | {givens:.1f} "
                 f"| {', '.join(proofs)} | {load_average()} |"
             )
+            if geometry.n >= carve_module.BY_COUNT_SIDE:
+                # The previous default here, in the same run: given by given, a search each.
+                side = carve_module.BY_COUNT_SIDE
+                carve_module.BY_COUNT_SIDE = geometry.n + 1
+                try:
+                    before: list[object] = []
+                    made, cpu, wall = _timed(lambda m=make, k=before: m(keep=k))  # type: ignore[misc]
+                finally:
+                    carve_module.BY_COUNT_SIDE = side
+                givens = np.mean([g.puzzle.givens for g in before])  # type: ignore[attr-defined]
+                ratio = rates[(grid, name)] / (made / cpu)
+                print(
+                    f"| {grid} | {name}, given by given (before) | {made} | {cpu:.2f} | {wall:.2f} "
+                    f"| {made / cpu:.1f} | {givens:.1f} | by count / given by given: {ratio:.1f}x "
+                    f"| {load_average()} |"
+                )
         if box in ((3, 3), (4, 4)):
             old_count = count if box == (3, 3) else min(count, 5)
             made, cpu, wall = _timed(lambda g=geometry, c=old_count: old_generator(g, c, args.seed))  # type: ignore[misc, arg-type]

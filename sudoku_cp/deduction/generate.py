@@ -7,6 +7,8 @@ kept given has a witness, a second solution of the puzzle without it).  ``symmet
 keeps the givens symmetric under a half turn and works on those pairs instead (minimal among
 symmetric pairs, Eppstein 2005's kind).  A test the compiled search has not settled within
 ``carve``'s node cap goes to SAT (CaDiCaL, ``_SatOracle``): the search's heavy tail on big grids.
+From 16x16 on the carving goes by count (``carve``'s ``by_count``): the givens singles and locked
+candidates can spare first, then the rest counted to two together by the backtrack search.
 
 Proof, by other paths than the ones that made the puzzle (fail closed: a puzzle not proved is
 never returned):

@@ -29,8 +29,11 @@ GENERATE_HELP = (
 Make puzzles with one solution that are minimal: no single given can be removed without a
 second solution.  A random complete grid is filled by a compiled search; givens are added in a
 random order until singles fix every cell; then each given is taken out when a search finds no
-solution with that cell changed (a test that search cannot settle quickly goes to SAT).  Each
-given kept has a witness (a second solution without it), checked before the puzzle is written.
+solution with that cell changed (a test that search cannot settle quickly goes to SAT).  From
+16x16 on, the givens that singles and locked candidates can spare go first, and the rest are
+tested together: each counted to two by the native backtrack search on the puzzle without it.
+Each given kept has a witness (a second solution without it), checked before the puzzle is
+written.
 
 --symmetric: givens symmetric under a half turn (180 degrees); pairs of cells are added and
 taken out together, so the puzzle is minimal among symmetric pairs (emptying any remaining pair

@@ -753,17 +753,21 @@ def carve(
         """The tests the kernel handed over (PRUNED): each given left, all at once, counted to two
         by the backtrack search (``native.backtrack``) on the puzzle without it.  Two solutions:
         it stays, the other one its witness (still valid as givens only go).  One, exhausted:
-        the first such given goes for good and the others of its kind are counted again.  A
-        count the test's time stops goes to ``oracle``.  False when the deadline stopped it."""
+        the first such given goes for good, and the others of its kind are counted again one
+        by one on the puzzle as it then is (a round of them all would count each again after
+        every removal: a search to the end each time).  A count the test's time stops goes to
+        ``oracle``.  False when the deadline stopped it."""
         from .backtrack import search_batch
 
         b, pos = int(state[_S_PUZZLE]), int(state[_S_POS])
         sol = solutions[b]
         pending = [int(c) for c in order[b, pos : counts[b]]]
+        whole = True  # the first round counts every given left; later ones, one at a time
         while pending:
             if clock.deadline.expired():
                 return False
-            firsts = np.array(pending, np.int64)
+            batch = pending if whole else pending[:1]
+            firsts = np.array(batch, np.int64)
             rows = np.repeat(puzzles[b][None, :], firsts.size, axis=0)
             at = np.arange(firsts.size)
             rows[at, firsts] = 0
@@ -780,7 +784,7 @@ def carve(
                     if not np.array_equal(grid, sol):
                         others[int(owner)] = grid
             removable = []
-            for i, first in enumerate(pending):
+            for i, first in enumerate(batch):
                 if i in others:
                     witness[b, first] = np.asarray(others[i], np.int8)
                     continue
@@ -797,13 +801,16 @@ def carve(
                     return False
                 if found is False:
                     removable.append(first)
-            if not removable:
-                break
-            first = removable[0]
-            puzzles[b, first] = 0
-            if symmetric:
-                puzzles[b, cells - 1 - first] = 0
-            pending = removable[1:]
+            if whole:
+                pending = removable[1:]
+                whole = False
+            else:
+                pending = pending[1:]
+            if removable:
+                first = removable[0]
+                puzzles[b, first] = 0
+                if symmetric:
+                    puzzles[b, cells - 1 - first] = 0
         state[_S_PUZZLE], state[_S_MODE], state[_S_TOP] = b + 1, _START, 0
         return True
 

@@ -25,6 +25,7 @@ from ..geometry import Geometry
 from ..limits import Deadline, TimeLimitReached
 from ..outcome import REASON_TIME_LIMIT, Status
 from .batch import NishioBatch, solve_dag_batch
+from .confirm import confirm_drops, confirming_solver, refuted_message, unconfirmed_reason
 from .instance import NishioInstance
 from .method import NO_PLACEMENT, Decision, NishioCount, NishioMethod
 from .placement import placement_problem
@@ -144,8 +145,11 @@ def solve_nishio(
 ) -> NishioResult:
     """Closure, decision (with a checked witness) and, when asked, the count, by one method.
 
-    One deadline of ``time_limit`` seconds covers the three questions; a method it stops gives a
-    result with status unknown and no closure, never "no placement".
+    One deadline of ``time_limit`` seconds covers the three questions and the confirmation of
+    the closure's dropped cells ("no placement" drops every cell): they are confirmed by a plain
+    CNF and another SAT solver (``confirm.py``); a deadline that stops either gives a result with
+    status unknown and no closure, never "no placement"; a refuted drop is NishioDisagreement
+    naming the cell and the checked placement through it.
     """
     solver = make_method(method)
     prepare = getattr(solver, "prepare", None)
@@ -171,8 +175,18 @@ def solve_nishio(
         counted = solver.count_placements(instance, count_limit, deadline.remaining())
         if counted is None:
             return stopped(REASON_TIME_LIMIT)
-    seconds = deadline.elapsed()
     _check_answer(instance, solver.name, closure, decision, counted)
+    # The closure's drops (all of S for "no placement") are claims no method may make on its own
+    # word: confirmed by plain SAT with another solver, else unknown; refuted, an error.
+    verdict = confirm_drops(instance, closure, solver.name, deadline)
+    if verdict.confirmed is not True:
+        dropped = instance.mask & ~closure
+        helper = confirming_solver(solver.name)
+        if verdict.confirmed is None:
+            return stopped(unconfirmed_reason(instance.geometry, dropped, helper, verdict.reason or ""))
+        unsat = not closure.any()
+        raise NishioDisagreement(refuted_message(instance.geometry, solver.name, verdict, helper, unsat))
+    seconds = deadline.elapsed()
     return answer(decision.status, closure, counted, decision.placement, seconds, decision.reason)
 
 

@@ -187,6 +187,7 @@ def solve_dag_batch(
     count: bool = False,
     count_limit: int | None = None,
     deadline: Deadline | None = None,
+    confirm: bool = True,
 ) -> NishioBatch:
     """Closures (and, with ``count``, placement counts up to ``count_limit``) of a stack of sets S.
 
@@ -194,7 +195,10 @@ def solve_dag_batch(
     one: a closure inside S, a count that agrees with the closure, else ``NishioDisagreement``.
     The graph is built (or loaded) before the clock starts, as set-up rather than query time; a
     ``deadline`` is looked at before the build, after it and between chunks of instances, and
-    ``TimeLimitReached`` stops the whole batch (no answer is partly made).
+    ``TimeLimitReached`` stops the whole batch (no answer is partly made).  Every instance whose
+    closure drops a cell ("no placement" drops all of S) has its drops confirmed by one call of
+    plain SAT with another solver (``confirm.confirm_batch``) within the same deadline; a refuted
+    drop is ``NishioDisagreement``.  ``confirm=False`` skips that, for benchmarks only.
     """
     from .dag import build_dag, closure_batch, count_batch  # numba loads only when the DAG is asked
 
@@ -208,10 +212,14 @@ def solve_dag_batch(
     began = time.perf_counter()
     closures = closure_batch(dag, masks, deadline)
     totals = count_batch(dag, masks, deadline) if count else None
-    seconds = time.perf_counter() - began
     outside = np.flatnonzero((closures & ~masks).any(axis=(1, 2)))
     if outside.size:
         raise NishioDisagreement(f"dag: the closure of instance {int(outside[0])} holds a cell outside S")
+    if confirm:
+        from .confirm import confirm_batch
+
+        confirm_batch(geometry, masks, closures, "dag", deadline)
+    seconds = time.perf_counter() - began
     if totals is None:
         return NishioBatch(geometry, masks, closures, seconds=seconds)
     satisfiable = np.asarray(closures.any(axis=(1, 2)))

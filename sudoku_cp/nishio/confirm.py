@@ -140,11 +140,20 @@ class DropConfirmer:
     ) -> Confirmation:
         """Is there a placement inside S (flat ``keys`` r*n+c, sorted, within the universe) using a
         cell of ``dropped`` (flat keys)?  UNSAT confirms the drops."""
+        inside = np.zeros(len(self.keys), dtype=bool)
+        inside[np.searchsorted(self.keys, keys)] = True
+        chosen = np.zeros(len(self.keys), dtype=bool)
+        chosen[np.searchsorted(self.keys, dropped)] = True
+        return self.confirm_positions(inside, chosen, deadline)
+
+    def confirm_positions(
+        self, inside: np.ndarray, dropped: np.ndarray, deadline: Deadline | None = None
+    ) -> Confirmation:
+        """``confirm`` with S and the dropped cells as bool vectors over the universe's cells."""
         if self.empty_unit:
             return Confirmation(True)
-        inside = np.isin(self.keys, keys)
         outside = (-(np.flatnonzero(~inside) + 1)).tolist()
-        wanted = (np.searchsorted(self.keys, dropped) + 1).tolist()
+        wanted = (np.flatnonzero(dropped) + 1).tolist()
         self.top += 1
         act = self.top
         self.solver.add_clause([-act, *wanted])
@@ -155,7 +164,7 @@ class DropConfirmer:
             return Confirmation(None, reason=REASON_TIME_LIMIT)
         if not answer:
             return Confirmation(True)
-        return self._refutation(keys, dropped, model or [])
+        return self._refutation(self.keys[inside], self.keys[dropped], model or [])
 
     def _refutation(self, keys: np.ndarray, dropped: np.ndarray, model: Sequence[int]) -> Confirmation:
         """The model as a checked placement through a dropped cell (else the confirming path is wrong)."""
@@ -213,9 +222,10 @@ def confirm_batch(
     universe = np.flatnonzero(flat[todo].any(axis=0))
     solver = confirming_solver(method)
     confirmer = DropConfirmer(geometry, universe // n, universe % n, solver)
+    inside, chosen = flat[:, universe], dropped[:, universe]  # over the universe's cells
     try:
         for k in todo.tolist():
-            verdict = confirmer.confirm(np.flatnonzero(flat[k]), np.flatnonzero(dropped[k]), deadline)
+            verdict = confirmer.confirm_positions(inside[k], chosen[k], deadline)
             if verdict.confirmed is None:
                 raise TimeLimitReached(f"the confirmation of {method}'s eliminations")
             if verdict.confirmed is False:

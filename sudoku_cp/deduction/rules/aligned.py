@@ -7,10 +7,11 @@ different digits, and no excluding cell is left empty.  An excluding cell is an 
 base holds, so a combination whose digits cover all its candidates would empty it.  A candidate of
 a base cell that no allowed combination uses is in no solution: it goes.
 
-The search (compiled) tries every base of open cells with at least one excluding cell in common, in
-cell order, and returns the first that removes something.  Candidates are bit masks of one machine
-word, and the triplets grow with the cube of the open cells: the rules run on grids up to
-``chain_search.SEARCH_MAX_SIDE`` and report nothing above.
+The search (compiled) tries, in cell order, every base of open cells with an excluding cell in
+common that holds only digits of the base (any other is never emptied), and returns the first that
+removes something; what repeated digits alone rule out, the lighter subset rules take first.
+Candidates are bit masks of one machine word, and the triplets grow with the cube of the open
+cells: the rules run on grids up to ``chain_search.SEARCH_MAX_SIDE`` and report nothing above.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 from ..board import Board
 from ..step import Step
 from .base import Rule
-from .chain_search import SEARCH_MAX_SIDE, _bitcount, _lowest, sees_table
+from .chain_search import SEARCH_MAX_SIDE, _lowest, sees_table
 
 __all__ = ["RULES", "aligned_exclusion"]
 
@@ -37,50 +38,67 @@ def _has(bits: np.ndarray, i: int) -> bool:
 
 
 @numba.njit(cache=True)
-def _allowed(
-    base: np.ndarray, degree: int, masks: np.ndarray, n_digits: int, sees: np.ndarray, excl: np.ndarray,
-    nexcl: int, keep: np.ndarray,
+def _allowed_triplet(
+    base: np.ndarray, masks: np.ndarray, n_digits: int, sees: np.ndarray, excl: np.ndarray, nexcl: int,
+    keep: np.ndarray,
 ) -> None:  # fmt: skip  # pragma: no cover - compiled
-    """``keep[i]``: the digits of base cell i that some allowed combination of the base uses."""
-    digit = np.zeros(3, np.int64)
-    for i in range(degree):
+    """``keep[i]``: the digits of base cell i that some allowed combination of the three uses.
+    For x in cell i and y in cell j the third cell's digit z is forbidden when it repeats x or y in
+    a unit, or when an excluding cell holds z and nothing else beyond x and y (one holding only
+    digits of x and y forbids every z); x stays at the first (y, z) left."""
+    for i in range(3):
+        j = 1 if i == 0 else 0
+        k = 1 if i == 2 else 2
+        sij = _has(sees[base[i]], base[j])
+        sik = _has(sees[base[i]], base[k])
+        sjk = _has(sees[base[j]], base[k])
+        mine, other, third = masks[base[i]], masks[base[j]], masks[base[k]]
         keep[i] = 0
-    # an odometer over the base cells' candidates, one digit per cell
-    for i in range(degree):
-        digit[i] = -1
-    i = 0
-    while i >= 0:
-        if i == degree:
-            union = np.int64(0)
-            for j in range(degree):
-                union |= np.int64(1) << digit[j]
-            ok = True
-            for e in range(nexcl):
-                if masks[excl[e]] & ~union == 0:
-                    ok = False  # this excluding cell would hold no digit
-                    break
-            if ok:
-                for j in range(degree):
-                    keep[j] |= np.int64(1) << digit[j]
-            i -= 1
-            continue
-        d = digit[i] + 1
-        while d < n_digits:
-            if (masks[base[i]] >> d) & 1:
-                clash = False
-                for j in range(i):
-                    if digit[j] == d and _has(sees[base[i]], base[j]):
-                        clash = True  # one digit twice in a unit
+        for x in range(n_digits):
+            bx = np.int64(1) << x
+            if not mine & bx:
+                continue
+            for y in range(n_digits):
+                by = np.int64(1) << y
+                if not other & by or (y == x and sij):
+                    continue
+                blocked = (bx if sik else np.int64(0)) | (by if sjk else np.int64(0))
+                every = False
+                for e in range(nexcl):
+                    rest = masks[excl[e]] & ~(bx | by)
+                    if rest == 0:
+                        every = True
                         break
-                if not clash:
+                    if rest & (rest - 1) == 0:
+                        blocked |= rest
+                if not every and third & ~blocked:
+                    keep[i] |= bx
                     break
-            d += 1
-        if d >= n_digits:
-            digit[i] = -1
-            i -= 1
-        else:
-            digit[i] = d
-            i += 1
+
+
+@numba.njit(cache=True)
+def _allowed_pair(
+    base: np.ndarray, masks: np.ndarray, n_digits: int, sees: np.ndarray, excl: np.ndarray, nexcl: int,
+    keep: np.ndarray,
+) -> None:  # fmt: skip  # pragma: no cover - compiled
+    """``_allowed_triplet`` for two cells: the excluding cells of a pair have two
+    digits, so (x, y) is forbidden exactly when x = y in cells that see each other or some
+    excluding cell holds {x, y}; a digit of one cell stays when the other has a digit left."""
+    see = _has(sees[base[0]], base[1])
+    for i in range(2):
+        mine = masks[base[i]]
+        other = masks[base[1 - i]]
+        keep[i] = 0
+        for x in range(n_digits):
+            bit = np.int64(1) << x
+            if not mine & bit:
+                continue
+            blocked = bit if see else np.int64(0)
+            for e in range(nexcl):
+                if masks[excl[e]] & bit:
+                    blocked |= masks[excl[e]] & ~bit
+            if other & ~blocked:
+                keep[i] |= bit
 
 
 @numba.njit(cache=True)
@@ -129,54 +147,62 @@ def _aligned(
             if not shared:
                 continue
             if degree == 2:
-                if _try_base(base, degree, masks, n, sees, common, excl, keep, out, used):
-                    return _bitset_count(common)
+                found = _try_base(base, degree, masks, n, sees, common, excl, keep, out, used)
+                if found:
+                    return found
                 continue
             for ic in range(ib + 1, nbase):
                 base[2] = cells[ic]
+                shared = False
                 for t in range(words):
                     common3[t] = common[t] & near[base[2], t]
-                if _try_base(base, degree, masks, n, sees, common3, excl, keep, out, used):
-                    return _bitset_count(common3)
+                    shared = shared or common3[t] != 0
+                if not shared:
+                    continue
+                found = _try_base(base, degree, masks, n, sees, common3, excl, keep, out, used)
+                if found:
+                    return found
     return 0
-
-
-@numba.njit(cache=True)
-def _bitset_count(bits: np.ndarray) -> int:  # pragma: no cover - compiled
-    total = 0
-    for t in range(bits.shape[0]):
-        total += _bitcount(bits[t])
-    return total
 
 
 @numba.njit(cache=True)
 def _try_base(
     base: np.ndarray, degree: int, masks: np.ndarray, n: int, sees: np.ndarray, common: np.ndarray,
     excl: np.ndarray, keep: np.ndarray, out: np.ndarray, used: np.ndarray,
-) -> bool:  # fmt: skip  # pragma: no cover - compiled
-    """Whether the base with excluding cells ``common`` (a bitset) removes something; if so its
-    cells and losses go to ``out`` and its excluding cells to ``used``."""
+) -> int:  # fmt: skip  # pragma: no cover - compiled
+    """The number of excluding cells (of ``common``, a bitset) with which the base removes
+    something, its cells and losses in ``out`` and those cells in ``used``; 0 when it removes
+    nothing."""
+    union = np.int64(0)
+    for i in range(degree):
+        union |= masks[base[i]]
     nexcl = 0
     for t in range(common.shape[0]):
         bits = common[t]
         while bits:
-            excl[nexcl] = t * 64 + _lowest(bits)
-            nexcl += 1
+            e = t * 64 + _lowest(bits)
             bits &= bits - np.uint64(1)
+            # a cell holding a digit no base cell has is never emptied: it excludes nothing
+            if masks[e] & ~union == 0:
+                excl[nexcl] = e
+                nexcl += 1
     if nexcl == 0:
-        return False
-    _allowed(base, degree, masks, n, sees, excl, nexcl, keep)
+        return 0  # what repeats alone rules out, the lighter subset rules took first
+    if degree == 2:
+        _allowed_pair(base, masks, n, sees, excl, nexcl, keep)
+    else:
+        _allowed_triplet(base, masks, n, sees, excl, nexcl, keep)
     gone = False
     for i in range(degree):
         if masks[base[i]] & ~keep[i]:
             gone = True
     if not gone:
-        return False
+        return 0
     for i in range(degree):
         out[i] = base[i]
         out[3 + i] = masks[base[i]] & ~keep[i]
     used[:nexcl] = excl[:nexcl]
-    return True
+    return nexcl
 
 
 def aligned_exclusion(board: Board, degree: int) -> Step | None:

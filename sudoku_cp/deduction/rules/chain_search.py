@@ -189,7 +189,7 @@ def _chain_search(
     one = np.uint64(1)
     # one digit's search reads only that digit's column of ``lit`` (mode X never leaves it)
     low, high = (0, n) if digit < 0 else (digit, digit + 1)
-    m = 0
+    m = int(np.int64(0))  # not a literal 0: numba would compile the callees again for Literal[int](0)
     for c in range(ncell):
         for d in range(low, high):
             if values[c] == 0 and cand[c, d]:
@@ -426,7 +426,7 @@ def _grouped_search(
     # nodes: open cells holding the digit, then box-line groups of two or more of them
     cellbits[:] = 0
     node_cell[:] = -1
-    m = 0
+    m = int(np.int64(0))
     places = np.zeros(cw, np.uint64)
     for c in range(ncell):
         if values[c] == 0 and cand[c, digit]:

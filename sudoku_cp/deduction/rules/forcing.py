@@ -47,14 +47,40 @@ FORCING_MAX_SIDE = 9
 REGION_BASE = CELL_BASE = 8.0
 
 
+#: The last board state's implications: the region and the cell rule ask on the same state.
+_last: list[object] = [None, None]
+
+
 def _implied(board: Board) -> tuple[dict[tuple[int, int], int], np.ndarray, int, np.ndarray, np.ndarray]:
     """Per open candidate its literal, and per literal (true) the number of implications on the
     shortest way to every literal (inf: not implied)."""
+    state = (board.geometry, board.values.tobytes(), board.cand.tobytes())
+    if _last[0] == state:
+        return _last[1]  # type: ignore[return-value]
     imp = implication_graph(board)
     size = imp.size
     dist = shortest_path(imp.graph, method="D", unweighted=True, indices=np.arange(size))
     index = {(int(c), int(d)): v for v, (c, d) in enumerate(zip(imp.cells, imp.digits, strict=True))}
-    return index, np.atleast_2d(dist), size, imp.cells, imp.digits
+    found = index, np.atleast_2d(dist), size, imp.cells, imp.digits
+    _last[0], _last[1] = state, found
+    return found
+
+
+def _may_conclude(dist: np.ndarray, size: int, groups: np.ndarray) -> np.ndarray:
+    """Per group of branch literals (rows of ``groups``, -1 padded): whether two or more of them are
+    not contradictory and those imply some literal besides themselves.  One array pass over all
+    the groups of a rule, before ``_conclude`` builds the steps of the few that may conclude."""
+    reach = np.isfinite(dist)
+    contradictory = reach[np.arange(size), np.arange(size) + size]
+    # a contradictory branch implies everything: it drops out (a row of True), as padding does
+    rows = np.vstack([reach, np.ones((1, 2 * size), dtype=bool)])
+    rows[:size][contradictory] = True
+    index = np.where(groups >= 0, groups, size)
+    live = (groups >= 0) & ~contradictory[np.minimum(index, size - 1)]
+    common = rows[index].all(axis=-2)
+    # the branches reach themselves: a conclusion is a common literal that is not a live branch
+    at_branches = np.take_along_axis(common, np.minimum(index, size - 1), axis=-1) & live
+    return (live.sum(axis=-1) >= 2) & (common.sum(axis=-1) > at_branches.sum(axis=-1))
 
 
 def forcing_weight(base: float, nodes: int) -> float:
@@ -121,15 +147,25 @@ def cell_forcing_chains(board: Board) -> Step | None:
     if board.n > FORCING_MAX_SIDE:
         return None
     index, dist, size, cells, digits = _implied(board)
+    if size == 0:
+        return None
     best: Step | None = None
-    for c in np.flatnonzero(board.values == 0):
-        branches = [index[(int(c), int(d))] for d in np.flatnonzero(board.cand[c])]
+    open_cells = np.flatnonzero(board.values == 0)
+    groups = np.full((len(open_cells), board.n), -1, dtype=np.int64)
+    for row, cell in enumerate(open_cells):
+        for k, d in enumerate(np.flatnonzero(board.cand[cell])):
+            groups[row, k] = index[(int(cell), int(d))]
+    for at in np.flatnonzero(_may_conclude(dist, size, groups)):
+        c = int(open_cells[at])
+        branches = [int(v) for v in groups[at] if v >= 0]
         held = ",".join(str(digits[v] + 1) for v in branches)
-        what = f"{board.geometry.cell_name(int(c))} holds one of {held}"
+        what = f"{board.geometry.cell_name(c)} holds one of {held}"
         step = _conclude(
-            "cell-forcing-chains", board, branches, dist, size, cells, digits, what, (), (int(c),), CELL_BASE
+            "cell-forcing-chains", board, branches, dist, size, cells, digits, what, (), (c,), CELL_BASE
         )
         best = _lighter(best, step)
+        if best is not None and best.weight == CELL_BASE:
+            return best  # nothing is lighter: the first of this weight is the step
     return best
 
 
@@ -139,20 +175,30 @@ def region_forcing_chains(board: Board) -> Step | None:
     if board.n > FORCING_MAX_SIDE:
         return None
     index, dist, size, cells, digits = _implied(board)
+    if size == 0:
+        return None
     units = board.tables.units
+    n = board.n
+    literal = np.full((n * n, n), -1, dtype=np.int64)
+    for (c, d), v in index.items():
+        literal[c, d] = v
+    # per unit and digit, the literals of its places (-1: not a place), in the units' cell order
+    places = literal[units].transpose(0, 2, 1)  # (units, digits, cells of the unit)
+    groups = np.sort(places, axis=-1)[:, :, ::-1]  # places first, the -1 padding after
+    hits = _may_conclude(dist, size, groups.reshape(-1, n)).reshape(units.shape[0], n)
+    hits &= ~(board.values[units][:, :, None] == np.arange(1, n + 1)).any(axis=1)  # digit placed there
     best: Step | None = None
-    for u in range(units.shape[0]):
-        for d in range(board.n):
-            places = [int(c) for c in units[u] if board.values[c] == 0 and board.cand[c, d]]
-            if len(places) < 2 or (board.values[units[u]] == d + 1).any():
-                continue
-            branches = [index[(c, d)] for c in places]
-            what = f"digit {d + 1} goes in one of {' '.join(board.geometry.cell_name(c) for c in places)}"
-            rule = "region-forcing-chains"
-            step = _conclude(
-                rule, board, branches, dist, size, cells, digits, what, (u,), tuple(places), REGION_BASE
-            )
-            best = _lighter(best, step)
+    for u, d in zip(*np.nonzero(hits), strict=True):
+        where = [int(c) for c in units[u] if literal[c, d] >= 0]
+        branches = [int(literal[c, d]) for c in where]
+        what = f"digit {d + 1} goes in one of {' '.join(board.geometry.cell_name(c) for c in where)}"
+        rule = "region-forcing-chains"
+        step = _conclude(
+            rule, board, branches, dist, size, cells, digits, what, (int(u),), tuple(where), REGION_BASE
+        )
+        best = _lighter(best, step)
+        if best is not None and best.weight == REGION_BASE:
+            return best  # nothing is lighter: the first of this weight is the step
     return best
 
 

@@ -399,7 +399,7 @@ def naked_subset(
     masks = np.empty(n, dtype=np.uint64)
     idx = np.empty(size, dtype=np.int64)
     for u in range(3 * n):
-        m = 0
+        m = int(np.int64(0))  # not a literal 0: numba would compile the callees again for Literal[int](0)
         opened = 0
         for i in range(n):
             c = units[u, i]
@@ -452,7 +452,7 @@ def hidden_subset(
     masks = np.empty(n, dtype=np.uint64)
     idx = np.empty(size, dtype=np.int64)
     for u in range(3 * n):
-        m = 0
+        m = int(np.int64(0))
         missing = 0
         for d in range(n):
             if (placed[u] >> np.uint64(d)) & np.uint64(1):
@@ -515,7 +515,7 @@ def fish(
         for orient in range(2):
             base0 = orient * n  # rows as base lines, then columns
             cover0 = (1 - orient) * n
-            m = 0
+            m = int(np.int64(0))
             free = 0
             for line in range(n):
                 u = base0 + line

@@ -169,3 +169,26 @@ def test_the_dag_batch_confirms_true_drops() -> None:
     unconfirmed = api.solve_dag_batch(G9, masks, confirm=False)
     assert np.array_equal(batch.closures, unconfirmed.closures)
     assert batch.eliminated.any()
+
+
+def test_a_refuted_claim_is_that_instance_s_disagreement(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sudoku_cp.formats import parse_puzzles
+    from sudoku_cp.nishio.puzzles import NishioAsk, answer_instance, answer_puzzles
+
+    _with_method(monkeypatch, _SaysNone())
+    answer = answer_instance(NishioInstance.full(G9), NishioAsk("dag"), 1)
+    assert answer.disagreement is not None and "says no placement inside S" in answer.disagreement
+    monkeypatch.undo()
+    real = dag.closure_batch
+
+    def drops_first(graph: dag.NishioDag, stack: np.ndarray, deadline: Deadline | None = None) -> np.ndarray:
+        closures = real(graph, stack, deadline).copy()
+        if len(stack) > 1:  # the batch only: a single instance's query is left right
+            closures[0] = False
+        return closures
+
+    monkeypatch.setattr(dag, "closure_batch", drops_first)
+    items = parse_puzzles("." * 81 + "\n" + "." * 81 + "\n")
+    puzzles = list(answer_puzzles(items, [1, 2], NishioAsk("dag", json_lines=True)))
+    assert [p.lines for p in puzzles] == [(), ()]  # the batch refuted: answered one by one
+    assert all(d.disagreement is None and d.results[0].closure is not None for d in puzzles[0].digits)

@@ -108,9 +108,12 @@ def answer_instance(instance: NishioInstance, ask: NishioAsk, digit: int | None 
         except NishioDisagreement as problem:
             return DigitAnswer(digit, (), str(problem), time.perf_counter() - start)
         return DigitAnswer(digit, tuple(check.results.values()), None, time.perf_counter() - start)
-    result = solve_nishio(
-        instance, ask.method, count=ask.count, count_limit=ask.count_limit, time_limit=ask.time_limit
-    )
+    try:
+        result = solve_nishio(
+            instance, ask.method, count=ask.count, count_limit=ask.count_limit, time_limit=ask.time_limit
+        )
+    except NishioDisagreement as problem:  # a refuted claim of one method: this instance's answer
+        return DigitAnswer(digit, (), str(problem), time.perf_counter() - start)
     return DigitAnswer(digit, (result,), None, time.perf_counter() - start)
 
 
@@ -214,7 +217,12 @@ def _run_chunk(chunk: _Chunk) -> list[PuzzleAnswers]:
 
     def flush() -> None:
         if block:
-            answers.extend(_dag_lines(block, chunk))
+            try:
+                answers.extend(_dag_lines(block, chunk))
+            except NishioDisagreement:
+                # A refuted claim in the batch: answer its puzzles one instance at a time, so the
+                # disagreement is that instance's line and the others are answered.
+                answers.extend(_one_by_one(entry, chunk) for entry in block)
             block.clear()
 
     for entry in chunk.entries:
@@ -227,15 +235,21 @@ def _run_chunk(chunk: _Chunk) -> list[PuzzleAnswers]:
                 flush()
             block.append(entry)
         else:
-            grid = Grid(geometry_for_size(p * q, (p, q)), np.frombuffer(data, dtype=np.int16))
-            digits = _digits(chunk.digits, grid.n)
-            found = tuple(
-                answer_instance(instance, chunk.ask, digit)
-                for digit, instance in zip(digits, digit_instances(grid, digits), strict=True)
-            )
-            answers.append(PuzzleAnswers(index, line, first, digits=found))
+            answers.append(_one_by_one(entry, chunk))
     flush()
     return answers
+
+
+def _one_by_one(entry: Entry, chunk: _Chunk) -> PuzzleAnswers:
+    """A valid puzzle's digits answered one instance at a time (``answer_instance``)."""
+    index, line, first, _, p, q, data = entry
+    grid = Grid(geometry_for_size(p * q, (p, q)), np.frombuffer(data, dtype=np.int16))
+    digits = _digits(chunk.digits, grid.n)
+    found = tuple(
+        answer_instance(instance, chunk.ask, digit)
+        for digit, instance in zip(digits, digit_instances(grid, digits), strict=True)
+    )
+    return PuzzleAnswers(index, line, first, digits=found)
 
 
 def _dag_lines(block: Sequence[Entry], chunk: _Chunk) -> list[PuzzleAnswers]:

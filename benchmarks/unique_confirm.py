@@ -13,7 +13,12 @@ batch path, run in this one process, interleaved, best of ``--repeat`` (CPU seco
 * ``cnf per puzzle``: each claim solved again by CaDiCaL on the plain extended encoding
   (``confirm.confirm_no_more``), on the first ``--cnf-limit`` puzzles only (it is slow);
 * ``dlx none`` and ``dlx native count``: the ``dlx`` backend without and with the same
-  confirmation (its ratio is against ``dlx none``), on those puzzles too.
+  confirmation (its ratio is against ``dlx none``), on those puzzles too;
+* ``backtrack none``, ``backtrack cnf batch`` and ``backtrack cnf per puzzle``: the ``backtrack``
+  backend (the native count itself) on its own word, with its claims confirmed by the default
+  (``confirm.confirm_cnf_counts``: one incremental CaDiCaL per chunk, the extended CNF without
+  givens loaded once, givens as assumptions), and with ``confirm_no_more`` per puzzle (a solver
+  built per puzzle); the ratios against ``backtrack none``, on all the puzzles and on those.
 
 Each variant is ``search_arrays(..., limit=2)`` over chunks of 4,096 puzzles (``api.ARRAY_CHUNK``):
 propagation, the search, the checker and the confirmation; parsing and output are left out, as
@@ -32,6 +37,7 @@ from pathlib import Path
 import numpy as np
 from common import SHARED, load_average, machine
 
+from sudoku_cp.backends.backtrack_backend import BacktrackBackend
 from sudoku_cp.backends.base import Backend, BatchAnswers, OneByOne
 from sudoku_cp.backends.confirm import confirm_no_more
 from sudoku_cp.backends.dlx_backend import DlxBackend
@@ -109,6 +115,49 @@ class DlxUnconfirmed(DlxBackend):
         return OneByOne.solve_arrays(self, geometry, values, limit, time_limit, keep)
 
 
+class BacktrackUnconfirmed(BacktrackBackend):
+    """``backtrack`` without the confirmation of its claims (the native count's word alone)."""
+
+    def solve_arrays(
+        self,
+        geometry: Geometry,
+        values: np.ndarray,
+        limit: int = 1,
+        time_limit: float | Deadline | None = None,
+        keep: bool = True,
+    ) -> BatchAnswers:
+        return self._unconfirmed(geometry, values, limit, time_limit, keep)
+
+
+class BacktrackPerPuzzle(BacktrackBackend):
+    """``backtrack`` with each claim solved again by ``confirm_no_more``, a solver per puzzle."""
+
+    def solve_arrays(
+        self,
+        geometry: Geometry,
+        values: np.ndarray,
+        limit: int = 1,
+        time_limit: float | Deadline | None = None,
+        keep: bool = True,
+    ) -> BatchAnswers:
+        answers = self._unconfirmed(geometry, values, limit, time_limit, keep)
+        complete = answers.complete & (answers.counts < limit)
+        n = geometry.n
+        rows = np.asarray(values).reshape(-1, n * n)
+        for b in np.flatnonzero(complete).tolist():
+            found = [answers.solutions[b], *answers.more.get(b, [])][: int(answers.counts[b])]
+            reason = confirm_no_more(
+                Grid(geometry, rows[b].reshape(n, n)),
+                found,
+                Deadline(None),
+                claimant=None,
+                name=self.name,
+                finder="benchmark",
+            )
+            complete[b] = reason is None
+        return replace(answers, complete=complete)
+
+
 def read(name: str, limit: int) -> tuple[str, np.ndarray]:
     """The first ``limit`` puzzles of a corpus as (B, 81) int16 rows, and where they came from."""
     path = SHARED / "sudoku9" / CORPORA[name]
@@ -137,7 +186,7 @@ def run(engine: Backend, puzzles: np.ndarray) -> tuple[float, int]:
 
 
 def main() -> None:
-    """Measure the three variants on each corpus and print a table."""
+    """Measure the variants on each corpus and print a table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--limit", type=int, default=2000, help="puzzles per corpus")
     parser.add_argument("--repeat", type=int, default=3)
@@ -152,6 +201,9 @@ def main() -> None:
         "cnf per puzzle": CnfPerPuzzle(),
         "dlx none": DlxUnconfirmed(),
         "dlx native count": DlxBackend(),
+        "backtrack none": BacktrackUnconfirmed(),
+        "backtrack cnf batch": BacktrackBackend(),
+        "backtrack cnf per puzzle": BacktrackPerPuzzle(),
     }
     # Warm up: the native kernel's load (or compile) and python-sat's first solver.
     _, warm = read("forum-hardest", 8)
@@ -162,13 +214,15 @@ def main() -> None:
     print("|---|--:|---|--:|--:|--:|--:|--:|")
     for corpus in CORPORA:
         path, puzzles = read(corpus, args.limit)
-        samples = {"none": puzzles, "native count": puzzles}
+        samples = {"none": puzzles, "native count": puzzles, "backtrack none": puzzles}
+        samples["backtrack cnf batch"] = puzzles
         best: dict[tuple[str, int], float] = {}
         answered: dict[tuple[str, int], int] = {}
         plan = [(variant, len(puzzles)) for variant in samples]
         few = puzzles[: args.cnf_limit]
         plan += [("none", len(few)), ("native count", len(few)), ("cnf per puzzle", len(few))]
         plan += [("dlx none", len(few)), ("dlx native count", len(few))]
+        plan += [(f"backtrack {how}", len(few)) for how in ("none", "cnf batch", "cnf per puzzle")]
         for _ in range(args.repeat):
             for variant, size in plan:
                 cpu, unique = run(engines[variant], puzzles[:size])
@@ -176,7 +230,8 @@ def main() -> None:
                 best[key] = min(best.get(key, float("inf")), cpu)
                 answered[key] = unique
         for variant, size in plan:
-            base = best[("dlx none" if variant.startswith("dlx") else "none", size)]
+            family = variant.split()[0] if variant.startswith(("dlx", "backtrack")) else ""
+            base = best[(f"{family} none".strip(), size)]
             cpu = best[(variant, size)]
             print(
                 f"| {corpus} ({Path(path).name}) | {size:,} | {variant} | {answered[(variant, size)]:,} | "

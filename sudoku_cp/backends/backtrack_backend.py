@@ -2,7 +2,10 @@
 
 A batch (``solve_arrays``) is searched by one compiled kernel walk (``native.backtrack.search_batch``);
 its answers then pass the checker in one vectorised pass (``base.checked_answers``) like every
-backend's.
+backend's.  This search is the native count that confirms the other backends' claims, so its own
+claims of exhaustion ("no solution", "unique", an exact count) are confirmed by another path, the
+plain extended CNF (``confirm.confirmed_answers`` with ``by="cnf"``: one incremental CaDiCaL per
+batch); one not confirmed in time is unknown, one refuted an error naming it.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from ..native import NativeInputError
 from ..native.backtrack import BatchRun, search_batch
 from ..outcome import REASON_TIME_LIMIT
 from .base import Backend, BatchAnswers
+from .confirm import confirmed_answers
 
 __all__ = ["BacktrackBackend"]
 
@@ -54,6 +58,22 @@ class BacktrackBackend(Backend):
         limit: int = 1,
         time_limit: float | Deadline | None = None,
         keep: bool = True,
+    ) -> BatchAnswers:
+        """Up to ``limit`` solutions of each row of a (B, n*n) stack (``_unconfirmed``), every claim
+        of exhaustion confirmed on the extended CNF: this search's own word is what confirms the
+        other backends, so it cannot confirm itself."""
+        answers = self._unconfirmed(geometry, values, limit, time_limit, keep)
+        return confirmed_answers(
+            answers, values, limit, time_limit, name=self.name, finder=f"backend {self.name}", by="cnf"
+        )
+
+    def _unconfirmed(
+        self,
+        geometry: Geometry,
+        values: np.ndarray,
+        limit: int,
+        time_limit: float | Deadline | None,
+        keep: bool,
     ) -> BatchAnswers:
         """Raw: up to ``limit`` solutions of each row of a (B, n*n) stack of puzzles, in one kernel walk.
 

@@ -15,6 +15,11 @@ with its own propagation, no CNF, no solver of ours), a whole batch in one call,
 grids checked by the checker.  Only what it leaves undecided (a time limit, a grid too big for it)
 goes to ``confirm_no_more`` one puzzle at a time.  Solving the extended CNF per puzzle costs about
 the batch path's own time again (``benchmarks/unique_confirm.py``); the count, a few percent.
+
+The native count's own claims (the ``backtrack`` backend) cannot be confirmed by itself:
+``confirm_cnf_counts`` solves them again on the extended CNF, one incremental CaDiCaL for the
+whole batch (the CNF without givens loaded once, each puzzle's givens as assumptions, its found
+solutions blocked by clauses guarded by an activation literal assumed for that puzzle only).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Literal
 
 import numpy as np
 
@@ -40,6 +46,7 @@ __all__ = [
     "CONFIRM_SOLVER",
     "COUNT_CONFIRMER",
     "Confirmed",
+    "confirm_cnf_counts",
     "confirm_counts",
     "confirm_no_more",
     "confirmed_answers",
@@ -279,6 +286,109 @@ def confirm_counts(
     return Confirmed(unknown, refuted, seconds)
 
 
+def confirm_cnf_counts(
+    geometry: Geometry,
+    givens: np.ndarray,
+    found: Sequence[np.ndarray],
+    time_limit: float | Deadline | None,
+    *,
+    name: str,
+    finder: str,
+    spent: np.ndarray | None = None,
+    sizes: np.ndarray | None = None,
+) -> Confirmed:
+    """Confirm B claims "puzzle k has exactly the solutions ``found[k]``" (as ``confirm_counts``;
+    ``sizes``: the claimed counts where fewer grids are held) on the plain extended encoding.
+
+    One incremental solver (``CONFIRM_SOLVER``) holds the CNF without givens; puzzle k is solved
+    under its givens and a fresh activation literal as assumptions, its held grids blocked by
+    clauses guarded by that literal, then each further model is checked, counted and blocked the
+    same way until the solver says no more.  More distinct valid grids than claimed refutes the
+    claim; fewer is a disagreement (refuted: neither count is taken); a wrong model of the
+    solver refutes too (the confirmer's bug); a time limit or a CNF too large leaves it unknown.
+    ``time_limit``: seconds for each puzzle, less its ``spent`` ones, or one ``Deadline`` for all.
+    """
+    from pysat.solvers import Solver  # imported on use: keeps python-sat out of `import sudoku_cp`
+
+    n = geometry.n
+    stack = np.asarray(givens).reshape(-1, n * n)
+    size = len(stack)
+    seconds = np.zeros(size)
+    unknown: dict[int, str] = {}
+    refuted: dict[int, str] = {}
+    if not size:
+        return Confirmed(unknown, refuted, seconds)
+    claims = [np.asarray(grids).reshape(-1, n * n).astype(np.int64) for grids in found]
+    if len(claims) != size:
+        raise ValueError("confirm_cnf_counts confirms one claim per puzzle")
+    held = np.array([len(claim) for claim in claims], dtype=np.int64)
+    claimed = held if sizes is None else np.maximum(np.asarray(sizes, dtype=np.int64), held)
+    used = np.zeros(size) if spent is None else np.asarray(spent, dtype=np.float64)
+    began = time.perf_counter()
+    try:
+        clauses = sudoku_cnf(Grid(geometry, np.zeros((n, n), dtype=np.int16))).clauses()
+    except ModelTooLarge as error:
+        for k in range(size):
+            unknown[k] = f"cannot confirm {finder}'s claim of {_claim_words(int(claimed[k]))}: {error}"
+        return Confirmed(unknown, refuted, seconds + (time.perf_counter() - began) / size)
+    cells = np.arange(n * n, dtype=np.int64) * n  # x(cell, digit) = cell * n + digit
+    with Solver(name=CONFIRM_SOLVER, bootstrap_with=clauses) as solver:
+        seconds += (time.perf_counter() - began) / size  # the shared load, in equal shares
+        for k in range(size):
+            t0 = time.perf_counter()
+            if isinstance(time_limit, Deadline):
+                deadline = time_limit
+            else:  # the puzzle's own budget, less its claim's search and its share of the load
+                left = None if time_limit is None else max(time_limit - used[k] - seconds[k], 0.0)
+                deadline = Deadline(left)
+            what = _claim_words(int(claimed[k]))
+            row = stack[k].astype(np.int64)
+            given = np.flatnonzero(row)
+            blank = np.flatnonzero(row == 0)
+            guard = n**3 + 1 + k  # fresh: no clause of the CNF or of another puzzle mentions it
+            assumptions = (cells[given] + row[given]).tolist() + [guard]
+            for grid in claims[k]:
+                # Only open cells: the givens are assumed, so their literals add nothing.
+                solver.add_clause([-guard, *(-(cells[blank] + grid[blank])).tolist()])
+            extra = 0  # distinct models beyond the held grids
+            while True:
+                answer = solve_limited(solver, assumptions, deadline)
+                if answer is None:
+                    unknown[k] = f"{REASON_TIME_LIMIT} while confirming {finder}'s claim of {what}"
+                    break
+                if not answer:
+                    if held[k] + extra != claimed[k]:
+                        refuted[k] = (
+                            f"pysat:{CONFIRM_SOLVER} counted {int(held[k]) + extra} solutions on the "
+                            f"extended encoding where {finder} claimed {what}: they disagree, neither is "
+                            "taken"
+                        )
+                    break
+                model = np.asarray(solver.get_model(), dtype=np.int64)
+                true = model[(model > 0) & (model <= n**3)] - 1
+                values = np.zeros(n * n, dtype=np.int64)
+                values[true // n] = true % n + 1
+                grid = values.reshape(1, -1).astype(np.int16)
+                if not valid_completions(geometry, stack[k : k + 1], grid)[0]:
+                    refuted[k] = (
+                        f"pysat:{CONFIRM_SOLVER} returned a wrong solution while confirming {finder}'s "
+                        f"claim of {what}: not confirmed"
+                    )
+                    break
+                extra += 1
+                if held[k] + extra > claimed[k]:
+                    refuted[k] = (
+                        f"{finder} claimed {what} but pysat:{CONFIRM_SOLVER} found "
+                        f"{'a' if not claimed[k] else 'another'} valid solution on the extended "
+                        "encoding: the claim is wrong"
+                    )
+                    break
+                solver.add_clause([-guard, *(-(cells[blank] + values[blank])).tolist()])
+            solver.add_clause([-guard])  # retires this puzzle's blocking clauses for the rest
+            seconds[k] += time.perf_counter() - t0
+    return Confirmed(unknown, refuted, seconds)
+
+
 def confirmed_answers(
     answers: BatchAnswers,
     givens: np.ndarray,
@@ -289,13 +399,16 @@ def confirmed_answers(
     finder: str,
     seconds: np.ndarray | None = None,
     unsat: bool = True,
+    by: Literal["count", "cnf"] = "count",
 ) -> BatchAnswers:
     """An engine's raw ``answers`` for the (B, n*n) ``givens`` with every claim of exhaustion
     confirmed by ``confirm_counts``: "exactly these solutions" (unique under ``limit`` 2, an
     exact count below it) and, with ``unsat``, "no solution".  One not confirmed is unknown (its
     reason), one refuted an ``errors`` entry naming it; a puzzle that reached ``limit`` claims
     nothing beyond it (not complete).  ``seconds`` (B,), the time spent on each puzzle (default:
-    the answers'), grows by the confirmation's and is the answers' seconds after.
+    the answers'), grows by the confirmation's and is the answers' seconds after.  ``by``: the
+    confirming path, ``count`` (``confirm_counts``, the native count) or ``cnf``
+    (``confirm_cnf_counts``, for the native count's own claims).
     """
     complete = np.asarray(answers.complete) & (np.asarray(answers.counts) < limit)
     spent = np.asarray(answers.seconds, dtype=np.float64).copy() if seconds is None else seconds
@@ -313,7 +426,8 @@ def confirmed_answers(
         if held and b in answers.more:
             grids = np.concatenate([grids, np.asarray(answers.more[b]).reshape(-1, n2)])
         found.append(grids)
-    verdicts = confirm_counts(
+    confirm = confirm_cnf_counts if by == "cnf" else confirm_counts
+    verdicts = confirm(
         answers.geometry,
         np.asarray(givens).reshape(-1, n2)[claimed],
         found,

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import SudokuCpError
 from ..grid import Grid
-from ..limits import Deadline, TimeLimitReached
+from ..limits import Deadline, ModelTooLarge, TimeLimitReached
 from ..outcome import REASON_TIME_LIMIT, Status
 from .board import Board, Contradiction
 from .proof import StepProof, StepProver
@@ -123,6 +123,23 @@ def _easiest(
     return best
 
 
+def _start_contradiction(grid: Grid, reason: str, deadline: Deadline | None) -> tuple[Status, str]:
+    """The status of a puzzle ``Board`` found contradictory before any step (``reason``: where).
+
+    With or without ``check``, the board's own word is no unsat verdict (explain and rate print
+    it as "no solution"): the prover confirms it on the extended CNF, quick on a contradictory
+    puzzle.  Stopped, or a model too large, it is unknown; a solution found raises
+    ``proof.StepNotProved`` naming the contradiction."""
+    try:
+        with StepProver(grid, deadline=deadline) as prover:
+            proof = prover.confirm_unsat(reason)
+    except (TimeLimitReached, ModelTooLarge) as stop:
+        return Status.UNKNOWN, f"{stop} while confirming the contradiction ({reason})"
+    if not proof.ok:
+        return Status.UNKNOWN, f"{REASON_TIME_LIMIT} while confirming the contradiction ({reason})"
+    return Status.UNSAT, reason
+
+
 def deduce(
     grid: Grid,
     rules: Sequence[Rule] | None = None,
@@ -154,7 +171,8 @@ def deduce(
         empty = Board(
             grid.geometry, np.zeros(grid.n * grid.n, np.int16), np.zeros((grid.n * grid.n, grid.n), np.uint8)
         )
-        return Deduction(Status.UNSAT, empty, counts, (), str(exc), chosen)
+        status, reason = _start_contradiction(grid, str(exc), deadline)
+        return Deduction(status, empty, counts, (), reason, chosen)
     try:
         board.prepare(deadline)  # the peer table: seconds and 1.5 GB on 400x400
     except TimeLimitReached:

@@ -24,6 +24,7 @@ solutions blocked by clauses guarded by an activation literal assumed for that p
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -286,6 +287,17 @@ def confirm_counts(
     return Confirmed(unknown, refuted, seconds)
 
 
+#: Sides whose CNF without givens is kept in memory between calls (9x9: 12k clauses, 30 ms to build).
+_CACHED_SIDE = 16
+
+
+@functools.lru_cache(maxsize=4)
+def _blank_clauses(geometry: Geometry) -> list[list[int]]:
+    """The extended CNF of ``geometry`` without givens (read only: callers never change it)."""
+    n = geometry.n
+    return sudoku_cnf(Grid(geometry, np.zeros((n, n), dtype=np.int16))).clauses()
+
+
 def confirm_cnf_counts(
     geometry: Geometry,
     givens: np.ndarray,
@@ -326,7 +338,10 @@ def confirm_cnf_counts(
     used = np.zeros(size) if spent is None else np.asarray(spent, dtype=np.float64)
     began = time.perf_counter()
     try:
-        clauses = sudoku_cnf(Grid(geometry, np.zeros((n, n), dtype=np.int16))).clauses()
+        if n <= _CACHED_SIDE:  # a one-puzzle solve would build it again every call
+            clauses = _blank_clauses(geometry)
+        else:
+            clauses = sudoku_cnf(Grid(geometry, np.zeros((n, n), dtype=np.int16))).clauses()
     except ModelTooLarge as error:
         for k in range(size):
             unknown[k] = f"cannot confirm {finder}'s claim of {_claim_words(int(claimed[k]))}: {error}"

@@ -192,3 +192,35 @@ def test_a_refuted_claim_is_that_instance_s_disagreement(monkeypatch: pytest.Mon
     puzzles = list(answer_puzzles(items, [1, 2], NishioAsk("dag", json_lines=True)))
     assert [p.lines for p in puzzles] == [(), ()]  # the batch refuted: answered one by one
     assert all(d.disagreement is None and d.results[0].closure is not None for d in puzzles[0].digits)
+
+
+class _KeepsAll(DagNishio):
+    """The DAG, but its closure keeps all of S (an elimination missed)."""
+
+    name = "dag"
+
+    def _closure(self, instance: NishioInstance, deadline: Deadline) -> np.ndarray | None:
+        return instance.mask.copy()
+
+
+def test_a_kept_cell_without_a_placement_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    mask = _placement_mask(G9)
+    mask[0, 1] = True  # R1C2: no placement inside S uses it
+    _with_method(monkeypatch, _KeepsAll())
+    with pytest.raises(NishioDisagreement, match=r"dag keeps R1C2, but no placement inside S uses it"):
+        api.solve_nishio(NishioInstance(G9, mask))
+
+
+def test_every_kept_cell_gets_a_checked_witness() -> None:
+    from sudoku_cp.nishio.confirm import cover_kept
+
+    rng = np.random.default_rng(8)
+    for _ in range(20):
+        instance = NishioInstance(G9, rng.random((9, 9)) < 0.5)
+        closure = make_closure(instance)
+        assert cover_kept(instance, closure, "dag").confirmed is True
+
+
+def make_closure(instance: NishioInstance) -> np.ndarray:
+    """The DAG's closure of one instance."""
+    return DagNishio().closure(instance)

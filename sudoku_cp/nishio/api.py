@@ -25,7 +25,7 @@ from ..geometry import Geometry
 from ..limits import Deadline, TimeLimitReached
 from ..outcome import REASON_TIME_LIMIT, Status
 from .batch import NishioBatch, solve_dag_batch
-from .confirm import confirm_drops, confirming_solver, refuted_message, unconfirmed_reason
+from .confirm import confirm_drops, confirming_solver, cover_kept, refuted_message, unconfirmed_reason
 from .instance import NishioInstance
 from .method import NO_PLACEMENT, Decision, NishioCount, NishioMethod
 from .placement import placement_problem
@@ -186,6 +186,18 @@ def solve_nishio(
             return stopped(unconfirmed_reason(instance.geometry, dropped, helper, verdict.reason or ""))
         unsat = not closure.any()
         raise NishioDisagreement(refuted_message(instance.geometry, solver.name, verdict, helper, unsat))
+    # Each kept cell of an exact closure gets a checked witness placement too (a few calls: each
+    # covers n cells); the matching relaxation's S'' may keep cells no placement uses.
+    covered = cover_kept(instance, closure, solver.name, deadline) if solver.exact else verdict
+    if covered.confirmed is None:
+        return stopped(f"unconfirmed: the witnesses of the kept cells: {covered.reason}")
+    if covered.confirmed is False and covered.cell is not None:
+        g = instance.geometry
+        name = g.cell_name(covered.cell[0] * g.n + covered.cell[1])
+        raise NishioDisagreement(
+            f"{solver.name} keeps {name}, but no placement inside S uses it "
+            f"(plain SAT, {confirming_solver(solver.name)})"
+        )
     seconds = deadline.elapsed()
     return answer(decision.status, closure, counted, decision.placement, seconds, decision.reason)
 

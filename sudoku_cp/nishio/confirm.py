@@ -43,6 +43,7 @@ __all__ = [
     "confirm_batch",
     "confirm_drops",
     "confirming_solver",
+    "cover_kept",
     "refuted_message",
     "unconfirmed_reason",
 ]
@@ -166,6 +167,23 @@ class DropConfirmer:
             return Confirmation(True)
         return self._refutation(self.keys[inside], self.keys[dropped], model or [])
 
+    def cover(self, inside: np.ndarray, kept: np.ndarray, deadline: Deadline | None = None) -> Confirmation:
+        """Witnesses for the kept cells (bool vectors over the universe): placements inside S, each
+        checked, until every kept cell lies in one.  ``confirmed`` True: all covered; False:
+        ``cell`` is kept but no placement inside S uses it; None: stopped by the deadline."""
+        n = self.geometry.n
+        uncovered = np.array(kept, dtype=bool)
+        while uncovered.any():
+            # The same call as a drop's: "a placement through any of these cells?"
+            verdict = self.confirm_positions(inside, uncovered, deadline)
+            if verdict.confirmed is None:
+                return verdict
+            if verdict.confirmed or verdict.placement is None:  # none uses a cell left: kept wrongly
+                first = int(self.keys[np.flatnonzero(uncovered)[0]])
+                return Confirmation(False, None, (first // n, first % n))
+            uncovered &= ~np.isin(self.keys, np.arange(n) * n + verdict.placement)
+        return Confirmation(True)
+
     def _refutation(self, keys: np.ndarray, dropped: np.ndarray, model: Sequence[int]) -> Confirmation:
         """The model as a checked placement through a dropped cell (else the confirming path is wrong)."""
         g = self.geometry
@@ -195,6 +213,21 @@ def confirm_drops(
     confirmer = DropConfirmer(instance.geometry, instance.rows, instance.cols, confirming_solver(method))
     try:
         return confirmer.confirm(instance.keys, dropped, deadline)
+    finally:
+        confirmer.close()
+
+
+def cover_kept(
+    instance: NishioInstance, closure: np.ndarray, method: str, deadline: Deadline | None = None
+) -> Confirmation:
+    """A checked witness placement for every cell ``closure`` keeps, by the confirming path
+    (``DropConfirmer.cover``): ``confirmed`` False names a kept cell no placement uses."""
+    kept = np.asarray(closure, dtype=bool).reshape(-1)[instance.keys]
+    if not kept.any():
+        return Confirmation(True)
+    confirmer = DropConfirmer(instance.geometry, instance.rows, instance.cols, confirming_solver(method))
+    try:
+        return confirmer.cover(np.ones(instance.size, dtype=bool), kept, deadline)
     finally:
         confirmer.close()
 

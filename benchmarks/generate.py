@@ -124,7 +124,7 @@ def main() -> None:
         geometry = Geometry(*box)
         grid = f"{geometry.n}x{geometry.n}"
         cpu, wall = time.process_time(), time.perf_counter()
-        made_big = list(generate_puzzles(geometry, 1, seed=args.seed, deadline=Deadline(args.limit)))
+        made_big = list(generate_puzzles(geometry, 1, seed=args.seed, time_limit=Deadline(args.limit)))
         cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
         if made_big:
             one = made_big[0]

@@ -265,11 +265,6 @@ def _unknown_message(found: SearchResult) -> str:
     return reason
 
 
-def _deadline(time_limit: float | Deadline | None) -> Deadline:
-    """The caller's deadline, or one for ``time_limit`` seconds starting now."""
-    return time_limit if isinstance(time_limit, Deadline) else Deadline(time_limit)
-
-
 #: The reason of an answer whose deadline, started by the caller, was spent before the call.
 _SPENT_BEFORE = str(TimeLimitReached("parsing"))
 
@@ -332,7 +327,7 @@ def count_solutions(
     Raises ``IncompleteSearchError`` for a backend whose search cannot exhaust the space.
     """
     start = time.perf_counter()
-    deadline = _deadline(time_limit)
+    deadline = Deadline.of(time_limit)
     engine = make_backend(backend) if isinstance(backend, str) else backend
     if not is_complete(engine):
         raise IncompleteSearchError(

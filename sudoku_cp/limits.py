@@ -216,6 +216,12 @@ class Deadline:
         if "numba" in sys.modules and not _watching:
             watch_compilation()
 
+    @classmethod
+    def of(cls, time_limit: float | Deadline | None) -> Deadline:
+        """The deadline of a public ``time_limit`` argument: the caller's own ``Deadline`` (shared,
+        e.g. by a batch), or one of that many seconds starting now (None: no limit)."""
+        return time_limit if isinstance(time_limit, Deadline) else cls(time_limit)
+
     @property
     def end(self) -> float | None:
         """The ``time.monotonic()`` reading at which the budget is spent (moved by compilation), or None."""

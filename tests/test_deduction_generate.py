@@ -211,7 +211,7 @@ def test_several_required_rules_must_all_appear() -> None:
 def test_a_rare_rule_ends_with_what_was_found() -> None:
     assert list(generate_puzzles(Geometry(2, 2), 2, seed=0, require=["nishio"], max_attempts=25)) == []
     # Under a deadline it ends with what it found (on a quiet machine one may come in time).
-    made = list(generate_puzzles(Geometry(3, 3), 2, require=["nishio"], deadline=Deadline(0.5)))
+    made = list(generate_puzzles(Geometry(3, 3), 2, require=["nishio"], time_limit=Deadline(0.5)))
     members = {rule.name for rule in RULES if "nishio" in (rule.name, rule.family)}
     assert len(made) <= 2 and all(found.rules is not None and members & set(found.rules) for found in made)
 
@@ -236,8 +236,8 @@ def test_an_unreachable_level_stops_at_the_attempt_cap() -> None:
 
 def test_a_spent_deadline_makes_nothing() -> None:
     deadline = Deadline(0.0)
-    assert list(generate_puzzles(Geometry(3, 3), 5, seed=0, deadline=deadline)) == []
-    assert generate_puzzle(Geometry(3, 3), 0, deadline=deadline) is None
+    assert list(generate_puzzles(Geometry(3, 3), 5, seed=0, time_limit=deadline)) == []
+    assert generate_puzzle(Geometry(3, 3), 0, time_limit=deadline) is None
 
 
 @pytest.mark.parametrize(

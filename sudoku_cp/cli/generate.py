@@ -173,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
         symmetric=args.symmetric,
         rated=args.json,
         max_attempts=attempts,
-        deadline=clock,
+        time_limit=clock,
     )
     with common.progress(args.count, "generating", enabled=False if args.no_progress else None) as bar:
         for generated in puzzles:

@@ -154,13 +154,15 @@ def _fill_once(
 
 
 def fill_givens(
-    geometry: Geometry, rng: np.random.Generator, deadline: Deadline | None = None
+    geometry: Geometry, rng: np.random.Generator, time_limit: float | Deadline | None = None
 ) -> tuple[list[tuple[int, ...]], Grid, int] | None:
     """The paper's fill: symmetric pairs of givens until singles solve the grid.
 
     Returns (pairs in the order they were added, the solution, restarts), or None when the
-    deadline passed first.  A random complete grid for tests; the generator carves its own.
+    time limit (seconds, or a ``Deadline``) passed first.  A random complete grid for tests; the
+    generator carves its own.
     """
+    deadline = None if time_limit is None else Deadline.of(time_limit)
     n = geometry.n
     cells = n * n
     tables = propagation_tables(geometry)
@@ -378,15 +380,16 @@ def generate_puzzle(
     attempt: int = 0,
     *,
     symmetric: bool = False,
-    deadline: Deadline | None = None,
+    time_limit: float | Deadline | None = None,
     prover: StepProver | None = None,
 ) -> Generated | None:
     """Attempt ``attempt`` of ``seed``: one minimal puzzle with a proved unique solution.
 
     ``prover``: a SAT solver of the empty grid for the proofs the backtrack search leaves (made
-    when needed if None).  None when the deadline passed first.
+    when needed if None).  None when the time limit (seconds, or a ``Deadline``) passed first.
     """
     _check_request(geometry, 1, seed, None)
+    deadline = None if time_limit is None else Deadline.of(time_limit)
     return next(_made(geometry, seed, np.array([attempt]), symmetric, deadline, prover), None)
 
 
@@ -401,7 +404,7 @@ def generate_puzzles(
     symmetric: bool = False,
     rated: bool = False,
     max_attempts: int | None = None,
-    deadline: Deadline | None = None,
+    time_limit: float | Deadline | None = None,
 ) -> Iterator[Generated]:
     """Up to ``count`` minimal puzzles from ``seed``, attempt after attempt, with targets.
 
@@ -409,9 +412,11 @@ def generate_puzzles(
     puts at that level; ``require``: only those whose deduction uses each named rule or family
     (the required rules join ``rules``); ``rated``: rate every puzzle without filtering;
     ``symmetric``: half-turn symmetric givens, minimal among pairs.  The iterator stops early,
-    with fewer puzzles, when ``max_attempts`` attempts are spent or the deadline passes.
+    with fewer puzzles, when ``max_attempts`` attempts are spent or the time limit (seconds for
+    the whole batch, or a ``Deadline``) passes.
     """
     _check_request(geometry, count, seed, level)
+    deadline = None if time_limit is None else Deadline.of(time_limit)
     wanted = required_rules(require)
     if wanted:
         chosen = {rule.name for rule in (rules if rules is not None else select_rules())}

@@ -48,6 +48,11 @@ Methods (--method):
   all       every applicable method; exit 3 with both answers if two exact methods differ
             or the matching closure misses a cell of the exact one
 
+Every method's eliminations ("no placement inside S" eliminates all of S) are confirmed, before
+they are printed, by one call of another SAT solver on a plain pairwise CNF; each cell an exact
+method keeps gets a checked witness placement the same way (one instance at a time; the DAG's
+--json batches confirm eliminations only).
+
 Output: the grid with 'o' for cells of S', 'x' for eliminated cells, '.' outside S, then the
 eliminations.  --json writes one JSON object per instance (JSON Lines) with n, box, method,
 satisfiable, closure and eliminated (lists of [row, column], 1-based), count (with --count) and
@@ -72,8 +77,9 @@ exit codes:
   0  every instance answered, each has at least one placement
   1  some instance has no placement inside S
   2  usage error or bad input
-  3  unknown (time limit reached), or --method all found two methods that disagree; crash: a
-     puzzle killed its worker repeatedly
+  3  unknown (time limit reached, or a method's eliminations not confirmed within it), or a
+     method's claim refuted (a checked placement through a cell it eliminated) or --method all
+     found two methods that disagree; crash: a puzzle killed its worker repeatedly
   130 interrupted (Ctrl-C); what was written so far stays intact
 
 """

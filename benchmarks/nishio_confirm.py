@@ -24,6 +24,7 @@ from common import SHARED, load_average, machine
 from sudoku_cp.formats import parse_puzzles
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.nishio.batch import solve_dag_batch
+from sudoku_cp.nishio.confirm import _RENEW as RENEW
 from sudoku_cp.nishio.confirm import DropConfirmer
 from sudoku_cp.nishio.dag import build_dag, closure_batch
 from sudoku_cp.nishio.instance import digit_masks
@@ -54,6 +55,9 @@ def per_cell(geometry: Geometry, masks: np.ndarray, closures: np.ndarray) -> tup
         for k in np.flatnonzero(dropped.any(axis=1)).tolist():
             keys = np.flatnonzero(flat[k])
             for cell in np.flatnonzero(dropped[k]).tolist():
+                if calls and calls % RENEW == 0:  # as confirm_batch does
+                    confirmer.close()
+                    confirmer = DropConfirmer(geometry, universe // 9, universe % 9)
                 if confirmer.confirm(keys, np.array([cell])).confirmed is not True:
                     raise SystemExit(f"instance {k}: cell {cell} not confirmed")
                 calls += 1

@@ -66,7 +66,7 @@ def _lowest(x: np.uint64) -> int:
     return _bitcount((x & (~x + np.uint64(1))) - np.uint64(1))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _image(bits: np.ndarray, table: np.ndarray, words: int, into: np.ndarray) -> None:  # pragma: no cover
     """into |= table[q] for every q set in ``bits``: one step of a relation from a set of nodes."""
     one = np.uint64(1)
@@ -79,7 +79,7 @@ def _image(bits: np.ndarray, table: np.ndarray, words: int, into: np.ndarray) ->
                 into[t2] |= table[q, t2]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _advance(
     front: np.ndarray, reach: np.ndarray, step: np.ndarray, m: int, words: int, fresh: np.ndarray
 ) -> bool:  # pragma: no cover - compiled
@@ -99,7 +99,17 @@ def _advance(
     return grew
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
+def _clear(work: np.ndarray, kinds: int, m: int, words: int) -> None:  # pragma: no cover - compiled
+    """Zero the first ``kinds`` tables of ``work`` over m rows and ``words`` words (loops: a slice
+    assignment of this strided view is slower in numba)."""
+    for k in range(kinds):
+        for v in range(m):
+            for t in range(words):
+                work[k, v, t] = 0
+
+
+@numba.njit(cache=True, inline="always")
 def _start(front: np.ndarray, reach: np.ndarray, m: int) -> None:  # pragma: no cover - compiled
     """Every source's search starts at itself."""
     one = np.uint64(1)
@@ -210,7 +220,7 @@ def _chain_search(
     reach = work[4]
     front = work[5]
     fresh = work[6, 0]
-    work[:6, :m, :words] = 0
+    _clear(work, 6, m, words)
     cells = np.empty(m, np.int64)
     digits = np.empty(m, np.int64)
     for c in range(ncell):
@@ -256,13 +266,14 @@ def _chain_search(
             if left == 2:
                 strong[v, other >> 6] |= one << np.uint64(other & 63)
     for v in range(m):
-        # step[v]: v -> not w -> y for the strong partners y of its weak partners w
-        _image(weak[v], strong, words, step[v])
         for t in range(words):
             bits = weak[v, t]
             while bits:
                 w = t * 64 + _lowest(bits)
                 bits &= bits - one
+                # step[v]: v -> not w -> y for the strong partners y of w (one pass with useful)
+                for t2 in range(words):
+                    step[v, t2] |= strong[w, t2]
                 # useful[v]: weak partners w of v with a third literal seeing both (a victim)
                 for t2 in range(words):
                     if weak[v, t2] & weak[w, t2]:
@@ -459,7 +470,7 @@ def _grouped_search(
     step = work[2]
     reach = work[3]
     front = work[4]
-    work[:, :m, :words] = 0
+    _clear(work, work.shape[0], m, words)
     for v in range(m):
         for t in range(cw):
             sees_all[v, t] = ~np.uint64(0)

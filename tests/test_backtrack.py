@@ -193,7 +193,13 @@ def test_batch_time_limits_per_puzzle_and_for_the_whole_call() -> None:
     deadline = Deadline(0.1)
     whole = backend.search_many([parse_grid(UNSAT), *empties], limit=10**12, time_limit=deadline)
     assert deadline.elapsed() < 1.0
-    assert (whole[0].count, whole[0].complete, whole[0].reason) == (0, True, None)  # done before the deadline
+    # The unsat puzzle's search ends before the deadline, but its claim is confirmed (by SAT on the
+    # extended CNF) after the batch: when the empty grids have spent the deadline it stays unknown.
+    first = whole[0]
+    assert first.count == 0
+    assert (first.complete, first.reason) == (True, None) or (
+        not first.complete and first.reason is not None and "confirming" in first.reason
+    ), first
     assert all(answer.reason == REASON_TIME_LIMIT and not answer.complete for answer in whole[1:])
     assert whole[1].count > 0 and whole[2].count == whole[3].count == 0  # the last two never started
 

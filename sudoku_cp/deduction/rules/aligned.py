@@ -176,7 +176,7 @@ def _try_base(
     union = np.int64(0)
     for i in range(degree):
         union |= masks[base[i]]
-    nexcl = 0
+    nexcl = int(np.int64(0))  # not a literal 0: numba would compile the callees twice
     for t in range(common.shape[0]):
         bits = common[t]
         while bits:

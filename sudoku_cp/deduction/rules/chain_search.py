@@ -387,7 +387,8 @@ def _chains(
     words = max(1, (total + 63) // 64)
     work = np.empty((7, max(total, 1), words), np.uint64)
     if mode != X:
-        _chain_search(cand, values, units, cell_units, peers, mode, -1, chains, lit, work, out, paths)
+        every = int(np.int64(-1))  # every digit; not a literal: one compiled _chain_search
+        _chain_search(cand, values, units, cell_units, peers, mode, every, chains, lit, work, out, paths)
         return
     for i in range(12):
         out[i] = -1

@@ -112,3 +112,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT))
+
+
+@pytest.fixture(autouse=True)
+def _sigint_handler_kept() -> Any:
+    """A test that leaves SIGINT's handler changed breaks every later Ctrl-C test in its worker
+    (they saw no KeyboardInterrupt): the handler is put back and the test that changed it fails."""
+    import signal
+
+    before = signal.getsignal(signal.SIGINT)
+    yield
+    after = signal.getsignal(signal.SIGINT)
+    if after is not before:
+        signal.signal(signal.SIGINT, before)
+        pytest.fail(f"the test left SIGINT's handler changed ({before!r} -> {after!r})")

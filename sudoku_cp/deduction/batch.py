@@ -36,7 +36,7 @@ from ..grid import Grid
 from ..limits import Deadline
 from ..outcome import REASON_TIME_LIMIT, Status
 from .board import Board
-from .engine import Deduction, _deadline_of, deduce
+from .engine import Deduction, deduce
 from .rate import LEVELS, Rating, level_of, rate, rating_of
 from .rules import FAMILIES, RULES, Rule, select_rules
 
@@ -458,7 +458,7 @@ def _run_chunk(chunk: _Chunk) -> list[Rated | Explained]:
     results: list[Rated | Explained] = []
     for item in chunk.items:
         # A limit per puzzle starts as the puzzle does (a batch's deadline is the same for all).
-        deadline = shared if chunk.seconds is None else _deadline_of(chunk.seconds)
+        deadline = shared if chunk.seconds is None else Deadline.of(chunk.seconds)
         if chunk.kind == "rate":
             results.append(_rated(_unpack(item), rules, deadline))
         else:

@@ -91,15 +91,6 @@ def _unproved(rule: Rule, proof: StepProof) -> str:
     return f"a step of {rule.name} was not proved ({proof.reason or proof.status.value})"
 
 
-def _deadline_of(time_limit: float | Deadline | None) -> Deadline | None:
-    """The deadline of a ``time_limit``: the caller's own ``Deadline`` (shared, e.g. by a batch),
-    one of that many seconds starting now, or None for no limit (the loop then never looks at
-    the clock)."""
-    if time_limit is None or isinstance(time_limit, Deadline):
-        return time_limit
-    return Deadline(time_limit)
-
-
 def _easiest(
     board: Board, rules: Sequence[Rule], covered: frozenset[str] = frozenset()
 ) -> tuple[Rule, Step, float] | None:
@@ -123,7 +114,7 @@ def _easiest(
     return best
 
 
-def _start_contradiction(grid: Grid, reason: str, deadline: Deadline | None) -> tuple[Status, str]:
+def _start_contradiction(grid: Grid, reason: str, deadline: Deadline) -> tuple[Status, str]:
     """The status of a puzzle ``Board`` found contradictory before any step (``reason``: where).
 
     With or without ``check``, the board's own word is no unsat verdict (explain and rate print
@@ -137,6 +128,29 @@ def _start_contradiction(grid: Grid, reason: str, deadline: Deadline | None) -> 
         return Status.UNKNOWN, f"{stop} while confirming the contradiction ({reason})"
     if not proof.ok:
         return Status.UNKNOWN, f"{REASON_TIME_LIMIT} while confirming the contradiction ({reason})"
+    return Status.UNSAT, reason
+
+
+def _confirm_contradiction(grid: Grid, reason: str, suspect: str, deadline: Deadline) -> tuple[Status, str]:
+    """The status of a contradiction the rules reached after steps, unchecked (``reason``: where;
+    ``suspect``: the rules whose steps led there).
+
+    The rules' word alone is no unsat verdict: one SAT call on the plain extended CNF
+    (``confirm.confirm_no_more``, CaDiCaL, no rule of ours in it; cheap on a contradictory
+    puzzle) confirms it.  Stopped, or a model too large, it is unknown with the reason; a
+    solution found means some step was unsound: ``RuleBug`` naming ``suspect``."""
+    from ..backends.base import BackendError  # imported on use: the backends import python-sat
+    from ..backends.confirm import confirm_no_more
+
+    try:
+        why = confirm_no_more(grid, [], deadline, claimant=None, name="deduction", finder="the rules")
+    except BackendError as error:
+        raise RuleBug(
+            f"an unsound step of {suspect}: the rules reached a contradiction ({reason}) on a puzzle"
+            f" with a solution ({error})"
+        ) from error
+    if why is not None:
+        return Status.UNKNOWN, f"{why} ({reason})"
     return Status.UNSAT, reason
 
 
@@ -160,7 +174,7 @@ def deduce(
     unique) is not applied: the deduction stops there, unknown, its reason naming the rule; and
     a contradiction is unsat only once the solver confirms the puzzle has no solution.
     """
-    deadline = _deadline_of(time_limit)
+    deadline = Deadline.of(time_limit)  # no limit: a Deadline that never expires
     chosen = tuple(sorted(rules, key=lambda rule: rule.weight)) if rules is not None else select_rules()
     counts = {rule.name: 0 for rule in chosen}
     steps: list[Step] = []
@@ -196,6 +210,8 @@ def deduce(
     # the heaviest step so far: its weight, rule and index in ``steps`` (when recorded)
     heaviest, hardest, hardest_index = 0.0, None, None
     taken = 0  # the steps in ``counts`` (the local ones of the fast mode are in ``local_counts``)
+    # The rules whose steps were applied: one of them is unsound if the puzzle has a solution.
+    suspects: set[str] = set()
 
     def finish(status: Status, reason: str | None = None) -> Deduction:
         weight, name, index = heaviest, hardest, hardest_index
@@ -209,8 +225,7 @@ def deduce(
         if check:
             prover = StepProver(grid, deadline=deadline)
         while True:
-            if deadline is not None:
-                deadline.check("deduction")
+            deadline.check("deduction")
             if board.values.all():  # solved (Board.solved, without its np.all wrapper: once a step)
                 return finish(Status.SOLVED)
             if taken + int(local_counts.sum()) >= limit:
@@ -222,6 +237,7 @@ def deduce(
                 if done == 1:
                     return finish(Status.SOLVED)
                 if done == -1:
+                    suspects.update(rule.name for rule in local)
                     board.check()
                 if done == 2:
                     continue  # a budget slice spent: look at the clock, then go on
@@ -235,6 +251,7 @@ def deduce(
                 if not proof.ok:  # nothing may rest on an unproved step: stop before applying it
                     return finish(Status.UNKNOWN, _unproved(rule, proof))
             board.apply(step.placements, step.eliminations)
+            suspects.add(rule.name)
             counts[rule.name] += 1
             taken += 1
             if weight > heaviest:
@@ -243,10 +260,16 @@ def deduce(
                 steps.append(step if step.weight == weight else replace(step, weight=weight))
             board.check()
     except Contradiction as exc:
-        if prover is not None and not prover.confirm_unsat(str(exc)).ok:
-            # The solver was stopped before it agreed: the rules' word alone is no unsat verdict.
-            return finish(Status.UNKNOWN, f"{REASON_TIME_LIMIT} while confirming the contradiction ({exc})")
-        return finish(Status.UNSAT, str(exc))
+        if prover is not None:  # every step proved: the prover confirms the contradiction too
+            if not prover.confirm_unsat(str(exc)).ok:
+                # The solver was stopped before it agreed: the rules' word alone is no unsat verdict.
+                why = f"{REASON_TIME_LIMIT} while confirming the contradiction ({exc})"
+                return finish(Status.UNKNOWN, why)
+            return finish(Status.UNSAT, str(exc))
+        # Unchecked steps: a different path than the rules must agree before unsat is reported.
+        suspect = ", ".join(rule.name for rule in chosen if rule.name in suspects) or "no step"
+        status, reason = _confirm_contradiction(grid, str(exc), suspect, deadline)
+        return finish(status, reason)
     except TimeLimitReached:
         return finish(Status.UNKNOWN, REASON_TIME_LIMIT)
     finally:

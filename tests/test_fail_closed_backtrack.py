@@ -1,8 +1,10 @@
 """The ``backtrack`` backend's claims and the deduction engine's start contradiction, confirmed.
 
 ``backtrack`` is the native count every other backend's claims are confirmed by; its own "no
-solution", "unique" and exact counts are confirmed by another path (``confirm.confirm_cnf_counts``:
-CaDiCaL on the plain extended encoding, one incremental solver per batch).  A contradiction the
+solution", "unique" and exact counts are confirmed by another path: by default the pysat batch
+path's raw search (``confirm.confirm_search_counts``, an independent complete search), what it
+leaves undecided by CaDiCaL on the plain extended encoding (``confirm.confirm_cnf_counts``, one
+incremental solver per batch; also ``BacktrackBackend.confirm_by = "cnf"``).  A contradiction the
 deduction engine's ``Board.check`` finds before any step is confirmed by the prover before it is
 reported unsat.  Each test fakes a wrong claim and checks it is never reported as proved.
 """
@@ -17,12 +19,16 @@ import pytest
 from test_unique_confirmed import HARD, no_solution_puzzle, two_solution_puzzle
 
 import sudoku_cp as sc
-from sudoku_cp.backends import backtrack_backend, confirm
+from sudoku_cp.backends import backtrack_backend, confirm, pysat_batch
 from sudoku_cp.backends.base import BackendError
 from sudoku_cp.deduction import engine
 from sudoku_cp.deduction.board import Board, Contradiction
 from sudoku_cp.deduction.proof import StepNotProved
 from sudoku_cp.outcome import Status
+
+# forum-hardest, line 1: the batch search's propagation leaves it open (a SAT call decides it).
+with open("tests/data/forum_hardest_200.txt") as _lines:
+    OPEN = sc.parse_grid(_lines.readline().strip())
 
 
 def _lying_search(monkeypatch: pytest.MonkeyPatch, *, nothing: bool = False) -> None:
@@ -86,8 +92,17 @@ def test_a_wrong_claim_in_a_backtrack_batch_is_caught_and_the_rest_stand(
             assert found.complete and found.count == 1, (k, found)
 
 
+@pytest.fixture(params=["search", "cnf"])
+def confirm_by(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test below runs with either confirming path of the backend's claims."""
+    monkeypatch.setattr(backtrack_backend.BacktrackBackend, "confirm_by", request.param)
+    return str(request.param)
+
+
 @pytest.mark.timeout(120)
-def test_a_count_over_claimed_by_backtrack_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_count_over_claimed_by_backtrack_is_refused(
+    monkeypatch: pytest.MonkeyPatch, confirm_by: str
+) -> None:
     """A count higher than the solutions there are (3 claimed, 2 exist) is refused too."""
     real = backtrack_backend.search_batch
 
@@ -96,25 +111,30 @@ def test_a_count_over_claimed_by_backtrack_is_refused(monkeypatch: pytest.Monkey
         return dataclasses.replace(run, counts=run.counts + 1)
 
     monkeypatch.setattr(backtrack_backend, "search_batch", inflated)
-    with pytest.raises(
-        BackendError,
-        match="counted 2 solutions on the extended encoding where backend backtrack claimed exactly 3",
-    ):
+    message = {
+        "search": "the pysat batch search counted 2 solutions where backend backtrack claimed exactly 3 sol",
+        "cnf": "counted 2 solutions on the extended encoding where backend backtrack claimed exactly 3",
+    }[confirm_by]
+    with pytest.raises(BackendError, match=message):
         sc.count_solutions(two_solution_puzzle(), "backtrack")
 
 
 @pytest.mark.timeout(120)
-def test_an_unconfirmed_backtrack_claim_is_unknown(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unconfirmed_backtrack_claim_is_unknown(monkeypatch: pytest.MonkeyPatch, confirm_by: str) -> None:
+    # Every confirming solve stopped: the batch search's and the extended CNF's after it.
     monkeypatch.setattr(confirm, "solve_limited", lambda *args, **kwargs: None)
-    result = sc.solve(sc.parse_grid(HARD), "backtrack", unique=True)
+    monkeypatch.setattr(pysat_batch, "solve_limited", lambda *args, **kwargs: None)
+    result = sc.solve(OPEN, "backtrack", unique=True)
     assert result.status == Status.UNKNOWN, result
     assert "confirming" in (result.error or ""), result
     result = sc.solve(no_solution_puzzle(), "backtrack")
-    assert result.status == Status.UNKNOWN, result
+    # The batch search's propagation finds this puzzle's contradiction without a solve: a second
+    # path that decided it; the CNF alone, stopped, decides nothing.
+    assert result.status == (Status.UNSAT if confirm_by == "search" else Status.UNKNOWN), result
 
 
 @pytest.mark.timeout(120)
-def test_true_claims_of_backtrack_stand() -> None:
+def test_true_claims_of_backtrack_stand(confirm_by: str) -> None:
     assert sc.solve(sc.parse_grid(HARD), "backtrack", unique=True).status == Status.SOLVED
     assert sc.solve(two_solution_puzzle(), "backtrack", unique=True).status == Status.MULTIPLE
     assert sc.solve(no_solution_puzzle(), "backtrack").status == Status.UNSAT
@@ -143,6 +163,56 @@ def test_confirm_cnf_counts_verdicts() -> None:
         g, givens, [rows[:1]], 0.0, name="t", finder="the test", spent=np.ones(1)
     )
     assert "time limit" in stale.unknown[0], stale
+
+
+def _lying_confirmer(monkeypatch: pytest.MonkeyPatch, *, fewer: bool) -> None:
+    """The confirming batch search says complete after its first solution (``fewer``), or
+    claims every puzzle has no solution."""
+    real = confirm._raw_batch_search()
+
+    class Lying:
+        def solve_arrays(self, *args: Any, **kwargs: Any) -> Any:
+            run = real.solve_arrays(*args, **kwargs)
+            if fewer:
+                return dataclasses.replace(
+                    run, counts=np.minimum(run.counts, 1), more={}, complete=run.complete | True
+                )
+            return dataclasses.replace(run, counts=run.counts * 0, more={}, complete=run.complete | True)
+
+    monkeypatch.setattr(confirm, "_raw_batch_search", Lying)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("fewer", [True, False])
+def test_a_disagreement_of_the_two_searches_is_an_error_naming_both(
+    monkeypatch: pytest.MonkeyPatch, fewer: bool
+) -> None:
+    _lying_confirmer(monkeypatch, fewer=fewer)
+    puzzle = two_solution_puzzle() if fewer else sc.parse_grid(HARD)
+    with pytest.raises(
+        BackendError, match="the pysat batch search counted .* where backend backtrack claimed"
+    ):
+        sc.count_solutions(puzzle, "backtrack")
+
+
+@pytest.mark.timeout(120)
+def test_the_batch_search_confirms_without_the_cnf(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default path: the CNF is only for what the batch search leaves undecided."""
+
+    def no_cnf(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the extended CNF was asked although the batch search decided everything")
+
+    monkeypatch.setattr(confirm, "confirm_cnf_counts", no_cnf)
+    assert sc.solve(sc.parse_grid(HARD), "backtrack", unique=True).status == Status.SOLVED
+    assert sc.solve(two_solution_puzzle(), "backtrack", unique=True).status == Status.MULTIPLE
+    assert sc.solve(no_solution_puzzle(), "backtrack").status == Status.UNSAT
+
+
+@pytest.mark.timeout(120)
+def test_what_the_batch_search_leaves_undecided_goes_to_the_cnf(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pysat_batch, "solve_limited", lambda *args, **kwargs: None)  # the search stopped
+    assert sc.solve(OPEN, "backtrack", unique=True).status == Status.SOLVED
+    assert sc.solve(two_solution_puzzle(), "backtrack", unique=True).status == Status.MULTIPLE
 
 
 # ------------------------------------------------------------ the deduction engine's start contradiction

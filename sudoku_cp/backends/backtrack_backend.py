@@ -3,14 +3,18 @@
 A batch (``solve_arrays``) is searched by one compiled kernel walk (``native.backtrack.search_batch``);
 its answers then pass the checker in one vectorised pass (``base.checked_answers``) like every
 backend's.  This search is the native count that confirms the other backends' claims, so its own
-claims of exhaustion ("no solution", "unique", an exact count) are confirmed by another path, the
-plain extended CNF (``confirm.confirmed_answers`` with ``by="cnf"``: one incremental CaDiCaL per
-batch); one not confirmed in time is unknown, one refuted an error naming it.
+claims of exhaustion ("no solution", "unique", an exact count) are confirmed by another path: the
+pysat batch path's raw complete search of the same batch (``confirm.confirmed_answers`` with
+``by="search"``: its own propagation and Minicard on its own model, no code of this search's), two
+independent searches agreeing; what it leaves undecided goes to the plain extended CNF.  One not
+confirmed in time is unknown, one refuted (or a disagreement) an error naming both.  Measured
+against the CNF confirmation (``by="cnf"``) in ``benchmarks/unique_confirm.py``.
 """
 
 from __future__ import annotations
 
 import time
+from typing import Literal
 
 import numpy as np
 
@@ -33,6 +37,8 @@ class BacktrackBackend(Backend):
     """
 
     name = "backtrack"
+    #: The path confirming this search's claims (``confirm.confirmed_answers``'s ``by``).
+    confirm_by: Literal["cnf", "search"] = "search"
 
     def __init__(self) -> None:
         self._budget: dict[Geometry, int] = {}
@@ -60,11 +66,17 @@ class BacktrackBackend(Backend):
         keep: bool = True,
     ) -> BatchAnswers:
         """Up to ``limit`` solutions of each row of a (B, n*n) stack (``_unconfirmed``), every claim
-        of exhaustion confirmed on the extended CNF: this search's own word is what confirms the
-        other backends, so it cannot confirm itself."""
+        of exhaustion confirmed by the pysat batch path's raw search (``by="search"``): this
+        search's own word is what confirms the other backends, so it cannot confirm itself."""
         answers = self._unconfirmed(geometry, values, limit, time_limit, keep)
         return confirmed_answers(
-            answers, values, limit, time_limit, name=self.name, finder=f"backend {self.name}", by="cnf"
+            answers,
+            values,
+            limit,
+            time_limit,
+            name=self.name,
+            finder=f"backend {self.name}",
+            by=self.confirm_by,
         )
 
     def _unconfirmed(

@@ -41,7 +41,7 @@ from ..limits import Deadline, ModelTooLarge, TimeLimitReached, solve_limited
 from ..native import NativeInputError
 from ..native.backtrack import search_batch
 from ..outcome import REASON_TIME_LIMIT
-from .base import BackendError, BatchAnswers, refusal
+from .base import Backend, BackendError, BatchAnswers, refusal
 
 __all__ = [
     "CONFIRM_SOLVER",
@@ -50,6 +50,7 @@ __all__ = [
     "confirm_cnf_counts",
     "confirm_counts",
     "confirm_no_more",
+    "confirm_search_counts",
     "confirmed_answers",
 ]
 
@@ -63,6 +64,9 @@ _COUNT_FACTOR = 4.0
 
 COUNT_CONFIRMER = "backtrack"
 """What counts again the solutions of a batch of claims (``confirm_counts``): the native search."""
+
+SEARCH_CONFIRMER = "the pysat batch search"
+"""What counts again the ``backtrack`` backend's claims (``confirm_search_counts``)."""
 
 
 def confirm_no_more(
@@ -404,6 +408,121 @@ def confirm_cnf_counts(
     return Confirmed(unknown, refuted, seconds)
 
 
+@functools.cache
+def _raw_batch_search() -> Backend:
+    """The pysat batch path's raw search (its own propagation, Minicard on its compact model),
+    made once: building one probes a solver."""
+    from .pysat_batch import BatchPysat  # imported on use: pysat_batch imports this module
+
+    return BatchPysat(confirmed=False)
+
+
+def confirm_search_counts(
+    geometry: Geometry,
+    givens: np.ndarray,
+    found: Sequence[np.ndarray],
+    time_limit: float | Deadline | None,
+    *,
+    name: str,
+    finder: str,
+    spent: np.ndarray | None = None,
+    sizes: np.ndarray | None = None,
+) -> Confirmed:
+    """Confirm B claims "puzzle k has exactly the solutions ``found[k]``" (as ``confirm_counts``;
+    ``sizes``: the claimed counts where fewer grids are held) by a second complete search of
+    another implementation: the pysat batch path's raw search (``SEARCH_CONFIRMER``: numpy
+    propagation of its own, then Minicard on a compact model; no code of the native count's).
+
+    The whole batch is searched once, up to one more solution than the largest claim, each of its
+    grids checked.  The same count and the same grids confirm a claim (two independent complete
+    searches agree); a valid grid beyond the claim refutes it; another count is a disagreement
+    naming both (refuted: neither is taken); a wrong grid of the confirmer's refutes too.  What it
+    leaves undecided (a time limit, an error) goes to ``confirm_cnf_counts`` with what is left.
+    ``time_limit``: seconds for each puzzle, less its ``spent`` ones, or one ``Deadline`` for all.
+    """
+    n = geometry.n
+    stack = np.asarray(givens).reshape(-1, n * n)
+    size = len(stack)
+    seconds = np.zeros(size)
+    unknown: dict[int, str] = {}
+    refuted: dict[int, str] = {}
+    if not size:
+        return Confirmed(unknown, refuted, seconds)
+    claims = [np.asarray(grids).reshape(-1, n * n) for grids in found]
+    if len(claims) != size:
+        raise ValueError("confirm_search_counts confirms one claim per puzzle")
+    held = np.array([len(claim) for claim in claims], dtype=np.int64)
+    claimed = held if sizes is None else np.maximum(np.asarray(sizes, dtype=np.int64), held)
+    used = np.zeros(size) if spent is None else np.asarray(spent, dtype=np.float64)
+    search_limit: float | Deadline | None
+    if time_limit is None or isinstance(time_limit, Deadline):
+        search_limit = time_limit
+    else:  # one limit for every puzzle of the search: the most any has left
+        search_limit = max(time_limit - float(used.min()), 0.0)
+    began = time.perf_counter()
+    undecided: list[int] = []
+    try:
+        run = _raw_batch_search().solve_arrays(
+            geometry, stack, limit=int(claimed.max()) + 1, time_limit=search_limit, keep=True
+        )
+    except (ModelTooLarge, TimeLimitReached, BackendError):
+        undecided = list(range(size))  # the extended CNF below
+    else:
+        seconds += np.asarray(run.seconds, dtype=np.float64)
+        counts = np.asarray(run.counts, dtype=np.int64)
+        for k in range(size):
+            what = _claim_words(int(claimed[k]))
+            if k in run.errors:
+                undecided.append(k)
+                continue
+            theirs = np.zeros((0, n * n), dtype=np.int16)
+            if counts[k]:
+                theirs = np.concatenate(
+                    [np.asarray(run.solutions[k : k + 1]), np.asarray(run.more.get(k, theirs))]
+                ).astype(np.int16)
+            if (
+                len(theirs)
+                and not valid_completions(geometry, np.repeat(stack[k : k + 1], len(theirs), 0), theirs).all()
+            ):
+                refuted[k] = (
+                    f"{SEARCH_CONFIRMER} returned a wrong solution while confirming {finder}'s claim of "
+                    f"{what}: not confirmed"
+                )
+                continue
+            mine, ours = _rows(theirs), _rows(claims[k])
+            beyond = bool(mine - ours) if held[k] == claimed[k] else len(mine) > claimed[k]
+            if beyond:
+                refuted[k] = (
+                    f"{finder} claimed {what} but {SEARCH_CONFIRMER} found "
+                    f"{'a' if not claimed[k] else 'another'} valid solution: the claim is wrong"
+                )
+            elif not run.complete[k]:
+                undecided.append(k)
+            elif len(mine) != claimed[k] or int(counts[k]) != claimed[k]:
+                refuted[k] = (
+                    f"{SEARCH_CONFIRMER} counted {int(counts[k])} solutions where {finder} claimed "
+                    f"{what}: the two searches disagree, neither is taken"
+                )
+    overhead = (time.perf_counter() - began - float(seconds.sum())) / size
+    seconds += max(overhead, 0.0)
+    if undecided:  # a third path for what the second left open, with what is left of the time
+        rest = np.asarray(undecided, dtype=np.int64)
+        later = confirm_cnf_counts(
+            geometry,
+            stack[rest],
+            [claims[k] for k in undecided],
+            time_limit,
+            name=name,
+            finder=finder,
+            spent=used[rest] + seconds[rest],
+            sizes=claimed[rest],
+        )
+        seconds[rest] += later.seconds
+        unknown.update({int(rest[k]): why for k, why in later.unknown.items()})
+        refuted.update({int(rest[k]): why for k, why in later.refuted.items()})
+    return Confirmed(unknown, refuted, seconds)
+
+
 def confirmed_answers(
     answers: BatchAnswers,
     givens: np.ndarray,
@@ -414,7 +533,7 @@ def confirmed_answers(
     finder: str,
     seconds: np.ndarray | None = None,
     unsat: bool = True,
-    by: Literal["count", "cnf"] = "count",
+    by: Literal["count", "cnf", "search"] = "count",
 ) -> BatchAnswers:
     """An engine's raw ``answers`` for the (B, n*n) ``givens`` with every claim of exhaustion
     confirmed by ``confirm_counts``: "exactly these solutions" (unique under ``limit`` 2, an
@@ -422,8 +541,9 @@ def confirmed_answers(
     reason), one refuted an ``errors`` entry naming it; a puzzle that reached ``limit`` claims
     nothing beyond it (not complete).  ``seconds`` (B,), the time spent on each puzzle (default:
     the answers'), grows by the confirmation's and is the answers' seconds after.  ``by``: the
-    confirming path, ``count`` (``confirm_counts``, the native count) or ``cnf``
-    (``confirm_cnf_counts``, for the native count's own claims).
+    confirming path, ``count`` (``confirm_counts``, the native count), ``search``
+    (``confirm_search_counts``, the pysat batch path's raw search: for the native count's own
+    claims) or ``cnf`` (``confirm_cnf_counts``, the extended CNF).
     """
     complete = np.asarray(answers.complete) & (np.asarray(answers.counts) < limit)
     spent = np.asarray(answers.seconds, dtype=np.float64).copy() if seconds is None else seconds
@@ -441,7 +561,7 @@ def confirmed_answers(
         if held and b in answers.more:
             grids = np.concatenate([grids, np.asarray(answers.more[b]).reshape(-1, n2)])
         found.append(grids)
-    confirm = confirm_cnf_counts if by == "cnf" else confirm_counts
+    confirm = {"cnf": confirm_cnf_counts, "search": confirm_search_counts, "count": confirm_counts}[by]
     verdicts = confirm(
         answers.geometry,
         np.asarray(givens).reshape(-1, n2)[claimed],

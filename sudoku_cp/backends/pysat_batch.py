@@ -298,10 +298,15 @@ class BatchPysat(Backend):
         pairs: bool = False,
         box_clauses: bool = False,
         ranked: bool = True,
+        confirmed: bool = True,
     ) -> None:
         """``locked``/``pairs``: stronger propagation first on grids other than 9x9 (see
         ``propagation``; 9x9 always has both, see ``_propagate``); ``box_clauses``: also "at least
-        one" per box and digit; ``ranked``: branching-friendly variable numbering (see ``_compact_batch``)."""
+        one" per box and digit; ``ranked``: branching-friendly variable numbering (see ``_compact_batch``).
+        ``confirmed=False``: the raw search, its claims of exhaustion not confirmed (only for
+        ``confirm.confirm_search_counts``, where it is itself the other path confirming the
+        ``backtrack`` backend's claims)."""
+        self.confirmed = confirmed
         self.solver = check_solver_name(solver, incremental_only=True)
         self.rules = {"locked": locked, "pairs": pairs}
         self.box_clauses = box_clauses
@@ -441,10 +446,11 @@ class BatchPysat(Backend):
         owner = np.concatenate([np.zeros(0, dtype=np.int64)] + [owners for _, owners in decoded])
         answers = self._gathered(geometry, givens, values, forced, stack, owner, complete, reasons)
         seconds += (time.perf_counter() - t0) / max(size, 1)
-        answers = self._unsat_confirmed(answers, givens, time_limit, seconds)
-        answers = self._counts_confirmed(answers, givens, limit, time_limit, seconds)
         self.stats["puzzles"] += size
-        return answers
+        if not self.confirmed:  # the raw search: the caller compares it with another complete search
+            return replace(answers, seconds=seconds)
+        answers = self._unsat_confirmed(answers, givens, time_limit, seconds)
+        return self._counts_confirmed(answers, givens, limit, time_limit, seconds)
 
     def _unsat_confirmed(
         self,

@@ -13,6 +13,9 @@
 - ``wing_search``: the lightest wing of an almost locked set of ``size`` cells (``size`` cells
   of one unit holding ``size`` + 1 digits) and a two-digit pivot {x, z} seeing every x of the set.
 
+The one-digit searches (mode X, grouped) remember, per digit, the open candidates of a search that
+found nothing and skip that digit while they are the same (``_fruitless_digits``).
+
 Every deduction is a chain of one-link implications, so it is sound; the rule modules
 (``fishes``, ``wings``, ``aic``) turn the answers into steps.  The searches grow with the square
 of the candidates: the rules use them up to ``SEARCH_MAX_SIDE``.
@@ -371,11 +374,15 @@ def _chains(
     peers: np.ndarray,
     mode: int,
     chains: bool,
+    skip: np.ndarray,
+    empty: np.ndarray,
     out: np.ndarray,
     paths: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
     """``_chain_search`` over the whole board, or digit by digit in mode X (one-digit chains
-    never leave their digit, and small searches are much cheaper): the shortest of each kind."""
+    never leave their digit, and small searches are much cheaper): the shortest of each kind.
+    Mode X passes over the digits with ``skip`` set (known to find nothing) and sets ``empty``
+    for each digit that finds nothing."""
     ncell, n = cand.shape
     total = 0
     for c in range(ncell):
@@ -395,7 +402,11 @@ def _chains(
     part = np.empty(12, np.int64)
     walks = np.empty_like(paths)
     for d in range(n):
+        empty[d] = True
+        if skip[d]:
+            continue  # a digit's search reads only its own candidates: the same as when it found nothing
         _chain_search(cand, values, units, cell_units, peers, mode, d, chains, lit, work, part, walks)
+        empty[d] = part[0] < 0 and part[3] < 0 and part[6] < 0
         for k in (0, 3, 6):
             if part[k] >= 0 and (out[k] < 0 or part[k] < out[k]):
                 out[k] = part[k]
@@ -577,10 +588,13 @@ def _grouped(
     units: np.ndarray,
     cell_units: np.ndarray,
     seen: np.ndarray,
+    skip: np.ndarray,
+    empty: np.ndarray,
     out: np.ndarray,
     paths: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
-    """``_grouped_search`` for every digit: the shortest elimination and placement, traced."""
+    """``_grouped_search`` for every digit but those with ``skip`` set (known to find nothing):
+    the shortest elimination and placement, traced; ``empty``: the digits that found nothing."""
     ncell, n = cand.shape
     limit = ncell + 2 * n * n
     cellbits = np.empty((limit, seen.shape[1]), np.uint64)
@@ -592,9 +606,13 @@ def _grouped(
     for i in range(8):
         out[i] = -1
     for d in range(n):
+        empty[d] = True
+        if skip[d]:
+            continue  # a digit's search reads only its own candidates: the same as when it found nothing
         _grouped_search(
             cand, values, units, cell_units, seen, d, cellbits, node_cell, sees_all, work, part, walks
         )
+        empty[d] = part[0] < 0 and part[3] < 0
         for k in (0, 3):
             if part[k] >= 0 and (out[k] < 0 or part[k] < out[k]):
                 out[k] = part[k]
@@ -819,6 +837,31 @@ def _cached(board: Board, key: object) -> object | None:
     return _answers.get(key)
 
 
+_Key = tuple[str, Geometry, int, bytes]
+#: (search, geometry, digit, that digit's open candidates packed): one-digit searches that found
+#: nothing.  The engine searches every state, and a step changes few digits: a digit whose open
+#: candidates are the same finds nothing again (its search reads nothing else), so it is skipped.
+_fruitless_digits: set[_Key] = set()
+#: Entries kept at most (about 200 bytes each on 9x9); the set starts afresh beyond it.
+_FRUITLESS_MAX = 200_000
+
+
+def _fruitless(board: Board, search: str) -> tuple[list[_Key], np.ndarray]:
+    """Each digit's key in ``_fruitless_digits`` and whether it is there (known to find nothing)."""
+    columns = np.packbits((board.cand != 0) & (board.values == 0)[:, None], axis=0)
+    keys = [(search, board.geometry, d, columns[:, d].tobytes()) for d in range(board.n)]
+    return keys, np.array([key in _fruitless_digits for key in keys], np.bool_)
+
+
+def _remember(board: Board, search: str, keys: list[_Key], skip: np.ndarray, empty: np.ndarray) -> None:
+    """Add the digits searched now that found nothing to ``_fruitless_digits``."""
+    if len(_fruitless_digits) > _FRUITLESS_MAX:
+        _fruitless_digits.clear()
+    for d, key in enumerate(keys):
+        if empty[d] and not skip[d]:
+            _fruitless_digits.add(key)
+
+
 def chain_search(board: Board, mode: int) -> ChainFound:
     """The shortest chains of a mode (X, Y: loops only, XY) on the board, traced."""
     found = _cached(board, ("chain", mode))
@@ -828,7 +871,11 @@ def chain_search(board: Board, mode: int) -> ChainFound:
     out = np.empty(12, np.int64)
     total = int(board.cand[board.values == 0].sum())
     paths = np.empty((3, 2 * total + 4, 2), np.int64)
-    _chains(board.cand, board.values, t.units, t.cell_units, t.peers, mode, mode != Y, out, paths)
+    keys, skip = _fruitless(board, "chain") if mode == X else ([], np.zeros(board.n, np.bool_))
+    empty = np.zeros(board.n, np.bool_)
+    cand, values = board.cand, board.values
+    _chains(cand, values, t.units, t.cell_units, t.peers, mode, mode != Y, skip, empty, out, paths)
+    _remember(board, "chain", keys, skip, empty)
     found = ChainFound(
         (int(out[0]), int(out[3]), int(out[6])),
         tuple((int(out[k + 1]), int(out[k + 2])) for k in (0, 3, 6)),
@@ -848,7 +895,11 @@ def grouped_search(board: Board) -> GroupedFound:
     out = np.empty(8, np.int64)
     limit = n * n + 2 * n * n
     paths = np.empty((2, 2 * limit + 2, max(board.geometry.p, board.geometry.q)), np.int64)
-    _grouped(board.cand, board.values, t.units, t.cell_units, sees_table(board.geometry), out, paths)
+    keys, skip = _fruitless(board, "grouped")
+    empty = np.zeros(n, np.bool_)
+    seen = sees_table(board.geometry)
+    _grouped(board.cand, board.values, t.units, t.cell_units, seen, skip, empty, out, paths)
+    _remember(board, "grouped", keys, skip, empty)
     walks = tuple(
         tuple(tuple(int(c) for c in node if c >= 0) for node in paths[k, : max(int(out[6 + k]), 0)])
         for k in range(2)

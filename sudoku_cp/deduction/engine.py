@@ -135,22 +135,30 @@ def _confirm_contradiction(grid: Grid, reason: str, suspect: str, deadline: Dead
     """The status of a contradiction the rules reached after steps, unchecked (``reason``: where;
     ``suspect``: the rules whose steps led there).
 
-    The rules' word alone is no unsat verdict: one SAT call on the plain extended CNF
-    (``confirm.confirm_no_more``, CaDiCaL, no rule of ours in it; cheap on a contradictory
-    puzzle) confirms it.  Stopped, or a model too large, it is unknown with the reason; a
-    solution found means some step was unsound: ``RuleBug`` naming ``suspect``."""
-    from ..backends.base import BackendError  # imported on use: the backends import python-sat
-    from ..backends.confirm import confirm_no_more
+    The rules' word alone is no unsat verdict: one SAT call of CaDiCaL on the plain extended CNF
+    (``confirm.confirm_cnf_counts`` with a claim of no solution: the CNF without givens is built
+    once per geometry and the givens are assumptions, 1.7x cheaper than ``confirm_no_more``'s CNF
+    built per puzzle; no rule of ours in it) confirms it.  Stopped, or a model too large, it is
+    unknown with the reason; a solution found means some step was unsound: ``RuleBug`` naming
+    ``suspect``."""
+    from ..backends.confirm import confirm_cnf_counts  # imported on use: the backends import python-sat
 
-    try:
-        why = confirm_no_more(grid, [], deadline, claimant=None, name="deduction", finder="the rules")
-    except BackendError as error:
+    n = grid.n
+    verdict = confirm_cnf_counts(
+        grid.geometry,
+        grid.values.reshape(1, n * n),
+        [np.zeros((0, n * n), dtype=np.int16)],
+        deadline,
+        name="deduction",
+        finder="the deduction",
+    )
+    if verdict.refuted:
         raise RuleBug(
             f"an unsound step of {suspect}: the rules reached a contradiction ({reason}) on a puzzle"
-            f" with a solution ({error})"
-        ) from error
-    if why is not None:
-        return Status.UNKNOWN, f"{why} ({reason})"
+            f" with a solution ({verdict.refuted[0]})"
+        )
+    if verdict.unknown:
+        return Status.UNKNOWN, f"{verdict.unknown[0]} ({reason})"
     return Status.UNSAT, reason
 
 

@@ -470,27 +470,45 @@ def confirm_search_counts(
     else:
         seconds += np.asarray(run.seconds, dtype=np.float64)
         counts = np.asarray(run.counts, dtype=np.int64)
-        for k in range(size):
+        # Every grid of the confirmer checked in one pass (the owner's givens kept, the rules held).
+        sound = np.ones(size, dtype=bool)
+        has = np.flatnonzero(counts > 0)
+        if has.size:
+            firsts = np.asarray(run.solutions)[has].astype(np.int16)
+            ok = valid_completions(geometry, stack[has], firsts)
+            sound[has[~ok]] = False
+        for k, extra in run.more.items():
+            if len(extra):
+                sound[k] &= bool(
+                    valid_completions(geometry, np.repeat(stack[k : k + 1], len(extra), 0), extra).all()
+                )
+        # The common case, one grid claimed and the same one grid found, all at once.
+        single = sound & np.asarray(run.complete) & (counts == 1) & (claimed == 1) & (held == 1)
+        if single.any():
+            blank = np.zeros(n * n, dtype=np.int16)
+            mine = np.stack([claim[0] if len(claim) else blank for claim in claims]).astype(np.int16)
+            same = (np.asarray(run.solutions)[single] == mine[single]).all(axis=1)
+            single[np.flatnonzero(single)[~same]] = False
+        for k in np.flatnonzero(~single).tolist():
             what = _claim_words(int(claimed[k]))
             if k in run.errors:
                 undecided.append(k)
+                continue
+            if not sound[k]:
+                refuted[k] = (
+                    f"{SEARCH_CONFIRMER} returned a wrong solution while confirming {finder}'s claim of "
+                    f"{what}: not confirmed"
+                )
                 continue
             theirs = np.zeros((0, n * n), dtype=np.int16)
             if counts[k]:
                 theirs = np.concatenate(
                     [np.asarray(run.solutions[k : k + 1]), np.asarray(run.more.get(k, theirs))]
                 ).astype(np.int16)
-            if (
-                len(theirs)
-                and not valid_completions(geometry, np.repeat(stack[k : k + 1], len(theirs), 0), theirs).all()
-            ):
-                refuted[k] = (
-                    f"{SEARCH_CONFIRMER} returned a wrong solution while confirming {finder}'s claim of "
-                    f"{what}: not confirmed"
-                )
-                continue
-            mine, ours = _rows(theirs), _rows(claims[k])
-            beyond = bool(mine - ours) if held[k] == claimed[k] else len(mine) > claimed[k]
+            found_rows, claimed_rows = _rows(theirs), _rows(claims[k])
+            beyond = (
+                bool(found_rows - claimed_rows) if held[k] == claimed[k] else len(found_rows) > claimed[k]
+            )
             if beyond:
                 refuted[k] = (
                     f"{finder} claimed {what} but {SEARCH_CONFIRMER} found "
@@ -498,7 +516,7 @@ def confirm_search_counts(
                 )
             elif not run.complete[k]:
                 undecided.append(k)
-            elif len(mine) != claimed[k] or int(counts[k]) != claimed[k]:
+            elif len(found_rows) != claimed[k] or int(counts[k]) != claimed[k]:
                 refuted[k] = (
                     f"{SEARCH_CONFIRMER} counted {int(counts[k])} solutions where {finder} claimed "
                     f"{what}: the two searches disagree, neither is taken"

@@ -14,11 +14,16 @@ batch path, run in this one process, interleaved, best of ``--repeat`` (CPU seco
   (``confirm.confirm_no_more``), on the first ``--cnf-limit`` puzzles only (it is slow);
 * ``dlx none`` and ``dlx native count``: the ``dlx`` backend without and with the same
   confirmation (its ratio is against ``dlx none``), on those puzzles too;
-* ``backtrack none``, ``backtrack cnf batch`` and ``backtrack cnf per puzzle``: the ``backtrack``
-  backend (the native count itself) on its own word, with its claims confirmed by the default
-  (``confirm.confirm_cnf_counts``: one incremental CaDiCaL per chunk, the extended CNF without
-  givens loaded once, givens as assumptions), and with ``confirm_no_more`` per puzzle (a solver
-  built per puzzle); the ratios against ``backtrack none``, on all the puzzles and on those.
+* ``backtrack none``, ``backtrack search``, ``backtrack cnf batch`` and ``backtrack cnf per
+  puzzle``: the ``backtrack`` backend (the native count itself) on its own word, with its claims
+  confirmed by the default (``confirm.confirm_search_counts``: the pysat batch path's raw
+  complete search of the chunk, an independent implementation, the two counts compared), by
+  ``confirm.confirm_cnf_counts`` (one incremental CaDiCaL per chunk, the extended CNF without
+  givens loaded once, givens as assumptions; the default before), and with ``confirm_no_more``
+  per puzzle (a solver built per puzzle); the ratios against ``backtrack none``, on all the
+  puzzles and on those.
+
+``--only backtrack`` runs the ``backtrack`` variants alone.
 
 Each variant is ``search_arrays(..., limit=2)`` over chunks of 4,096 puzzles (``api.ARRAY_CHUNK``):
 propagation, the search, the checker and the confirmation; parsing and output are left out, as
@@ -129,6 +134,12 @@ class BacktrackUnconfirmed(BacktrackBackend):
         return self._unconfirmed(geometry, values, limit, time_limit, keep)
 
 
+class BacktrackCnfBatch(BacktrackBackend):
+    """``backtrack`` with its claims confirmed on the extended CNF, one incremental CaDiCaL per chunk."""
+
+    confirm_by = "cnf"
+
+
 class BacktrackPerPuzzle(BacktrackBackend):
     """``backtrack`` with each claim solved again by ``confirm_no_more``, a solver per puzzle."""
 
@@ -191,6 +202,7 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=2000, help="puzzles per corpus")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--cnf-limit", type=int, default=300, help="puzzles for the CNF-per-puzzle variant")
+    parser.add_argument("--only", choices=["all", "backtrack"], default="all", help="which variants")
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
@@ -202,12 +214,15 @@ def main() -> None:
         "dlx none": DlxUnconfirmed(),
         "dlx native count": DlxBackend(),
         "backtrack none": BacktrackUnconfirmed(),
-        "backtrack cnf batch": BacktrackBackend(),
+        "backtrack search": BacktrackBackend(),
+        "backtrack cnf batch": BacktrackCnfBatch(),
         "backtrack cnf per puzzle": BacktrackPerPuzzle(),
     }
     # Warm up: the native kernel's load (or compile) and python-sat's first solver.
     _, warm = read("forum-hardest", 8)
-    for engine in engines.values():
+    for label, engine in engines.items():
+        if args.only == "backtrack" and not label.startswith("backtrack"):
+            continue
         engine.search_arrays(Geometry(3, 3), warm, limit=2)
     search_batch(Geometry(3, 3), warm, limit=2)
     print("| corpus | puzzles | variant | unique | CPU s (best) | puzzles/s CPU | ratio to none | load |")
@@ -215,6 +230,7 @@ def main() -> None:
     for corpus in CORPORA:
         path, puzzles = read(corpus, args.limit)
         samples = {"none": puzzles, "native count": puzzles, "backtrack none": puzzles}
+        samples["backtrack search"] = puzzles
         samples["backtrack cnf batch"] = puzzles
         best: dict[tuple[str, int], float] = {}
         answered: dict[tuple[str, int], int] = {}
@@ -222,7 +238,9 @@ def main() -> None:
         few = puzzles[: args.cnf_limit]
         plan += [("none", len(few)), ("native count", len(few)), ("cnf per puzzle", len(few))]
         plan += [("dlx none", len(few)), ("dlx native count", len(few))]
-        plan += [(f"backtrack {how}", len(few)) for how in ("none", "cnf batch", "cnf per puzzle")]
+        plan += [(f"backtrack {how}", len(few)) for how in ("none", "search", "cnf batch", "cnf per puzzle")]
+        if args.only == "backtrack":
+            plan = [(variant, size) for variant, size in plan if variant.startswith("backtrack")]
         for _ in range(args.repeat):
             for variant, size in plan:
                 cpu, unique = run(engines[variant], puzzles[:size])

@@ -111,9 +111,10 @@ def _aligned(
     ncell, n = cand.shape
     words = sees.shape[1]
     masks = np.zeros(ncell, np.int64)
-    cells = np.empty(ncell, np.int64)
     nbase = 0
     exbits = np.zeros(words, np.uint64)
+    basebits = np.zeros(words, np.uint64)  # the open cells of two digits or more
+    digitbits = np.zeros((n, words), np.uint64)  # the base cells holding each digit
     for c in range(ncell):
         if values[c] != 0:
             continue
@@ -123,10 +124,15 @@ def _aligned(
                 masks[c] |= np.int64(1) << d
                 size += 1
         if size >= 2:
-            cells[nbase] = c
             nbase += 1
+            basebits[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+            for d in range(n):
+                if cand[c, d]:
+                    digitbits[d, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
             if size <= degree:
                 exbits[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+    if nbase < degree:
+        return 0
     near = np.zeros((ncell, words), np.uint64)  # the excluding cells each cell sees
     for c in range(ncell):
         for t in range(words):
@@ -134,35 +140,96 @@ def _aligned(
     base = np.empty(3, np.int64)
     common = np.empty(words, np.uint64)
     common3 = np.empty(words, np.uint64)
+    first = np.empty(words, np.uint64)  # the excluding cells the first base cell sees
+    nexts = np.empty(words, np.uint64)  # the cells that can be the second base cell
+    thirds = np.empty(words, np.uint64)  # the cells that can be the third
     excl = np.empty(ncell, np.int64)
     keep = np.empty(3, np.int64)
-    for ia in range(nbase):
-        base[0] = cells[ia]
-        for ib in range(ia + 1, nbase):
-            base[1] = cells[ib]
-            shared = False
+    for a in range(ncell):
+        if not (basebits[a >> 6] >> np.uint64(a & 63)) & np.uint64(1):
+            continue
+        base[0] = a
+        for t in range(words):
+            first[t] = near[a, t]
+        if degree == 2:
+            # a base removes nothing without an excluding cell that sees both cells and holds only
+            # their digits: the second cell sees such a cell e of a's and holds e's digits a has not
+            _reachable(first, masks[a], masks, sees, basebits, digitbits, a, nexts)
+        else:
             for t in range(words):
-                common[t] = near[base[0], t] & near[base[1], t]
-                shared = shared or common[t] != 0
-            if not shared:
-                continue
-            if degree == 2:
-                found = _try_base(base, degree, masks, n, sees, common, excl, keep, out, used)
-                if found:
-                    return found
-                continue
-            for ic in range(ib + 1, nbase):
-                base[2] = cells[ic]
+                nexts[t] = basebits[t]
+            _after(nexts, a)
+        for t in range(words):
+            bits_b = nexts[t]
+            while bits_b:
+                b = t * 64 + _lowest(bits_b)
+                bits_b &= bits_b - np.uint64(1)
+                base[1] = b
                 shared = False
-                for t in range(words):
-                    common3[t] = common[t] & near[base[2], t]
-                    shared = shared or common3[t] != 0
+                for u in range(words):
+                    common[u] = first[u] & near[b, u]
+                    shared = shared or common[u] != 0
                 if not shared:
                     continue
-                found = _try_base(base, degree, masks, n, sees, common3, excl, keep, out, used)
-                if found:
-                    return found
+                if degree == 2:
+                    found = _try_base(base, degree, masks, n, sees, common, excl, keep, out, used)
+                    if found:
+                        return found
+                    continue
+                # the third cell likewise: it sees an excluding cell the pair sees and holds what
+                # that cell holds beyond the pair's digits (else _try_base finds no excluding cell)
+                _reachable(common, masks[a] | masks[b], masks, sees, basebits, digitbits, b, thirds)
+                for v in range(words):
+                    bits_c = thirds[v]
+                    while bits_c:
+                        c = v * 64 + _lowest(bits_c)
+                        bits_c &= bits_c - np.uint64(1)
+                        base[2] = c
+                        for w in range(words):
+                            common3[w] = common[w] & near[c, w]
+                        found = _try_base(base, degree, masks, n, sees, common3, excl, keep, out, used)
+                        if found:
+                            return found
     return 0
+
+
+@numba.njit(cache=True, inline="always")
+def _after(bits: np.ndarray, cell: int) -> None:  # pragma: no cover - compiled
+    """Clear the cells up to ``cell`` (included) from a bitset: bases go in cell order."""
+    for t in range(bits.shape[0]):
+        low = t * 64
+        if low + 63 <= cell:
+            bits[t] = np.uint64(0)
+        elif low <= cell:
+            bits[t] &= ~((np.uint64(2) << np.uint64(cell - low)) - np.uint64(1))
+
+
+@numba.njit(cache=True)
+def _reachable(
+    excluders: np.ndarray, held: np.int64, masks: np.ndarray, sees: np.ndarray, basebits: np.ndarray,
+    digitbits: np.ndarray, last: int, into: np.ndarray,
+) -> None:  # fmt: skip  # pragma: no cover - compiled
+    """``into``: the base cells after ``last`` that see one of the ``excluders`` (a bitset) and hold
+    every digit of it that ``held`` lacks: the cells that can complete a base whose cells hold
+    ``held`` so that some excluding cell sees every base cell and holds only the base's digits."""
+    words = into.shape[0]
+    for t in range(words):
+        into[t] = np.uint64(0)
+    for t in range(words):
+        bits = excluders[t]
+        while bits:
+            e = t * 64 + _lowest(bits)
+            bits &= bits - np.uint64(1)
+            lack = masks[e] & ~held
+            for u in range(words):
+                cells = sees[e, u] & basebits[u]
+                rest = lack
+                while rest and cells:
+                    d = _lowest(np.uint64(rest))
+                    rest &= rest - np.int64(1)
+                    cells &= digitbits[d, u]
+                into[u] |= cells
+    _after(into, last)
 
 
 @numba.njit(cache=True)

@@ -17,9 +17,13 @@ goes to ``confirm_no_more`` one puzzle at a time.  Solving the extended CNF per 
 the batch path's own time again (``benchmarks/unique_confirm.py``); the count, a few percent.
 
 The native count's own claims (the ``backtrack`` backend) cannot be confirmed by itself:
-``confirm_cnf_counts`` solves them again on the extended CNF, one incremental CaDiCaL for the
-whole batch (the CNF without givens loaded once, each puzzle's givens as assumptions, its found
-solutions blocked by clauses guarded by an activation literal assumed for that puzzle only).
+``confirm_search_counts`` searches the batch again with the pysat batch path's raw complete
+search (its own propagation, Minicard on its own compact model: an independent implementation),
+the two searches' counts and grids compared; what it leaves undecided goes to
+``confirm_cnf_counts``, which solves them again on the extended CNF, one incremental CaDiCaL for
+the whole batch (the CNF without givens loaded once, each puzzle's givens as assumptions, its
+found solutions blocked by clauses guarded by an activation literal assumed for that puzzle
+only).  The search is 1.8-3.7x faster than the CNF batch (``benchmarks/unique_confirm.py``).
 """
 
 from __future__ import annotations

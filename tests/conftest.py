@@ -116,13 +116,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(autouse=True)
 def _sigint_handler_kept() -> Any:
-    """A test that leaves SIGINT's handler changed breaks every later Ctrl-C test in its worker
-    (they saw no KeyboardInterrupt): the handler is put back and the test that changed it fails."""
-    import signal
+    """Every test starts with Ctrl-C working in this process, and must leave SIGINT's handler as
+    it found it.
 
+    In CI three Ctrl-C tests saw no KeyboardInterrupt after an unknown earlier test in their
+    worker: SIGINT left blocked in the main thread, or a C library's handler left installed under
+    Python's (python-sat and OR-tools install their own during calls).  So each test starts with
+    SIGINT unblocked and Python's handler installed again (that also puts back its C trampoline);
+    a test that changes the handler as Python sees it, and does not put it back, fails.
+    """
+    import signal
+    import threading
+
+    main = threading.current_thread() is threading.main_thread()
     before = signal.getsignal(signal.SIGINT)
+    if main:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        if before is not None:
+            signal.signal(signal.SIGINT, before)
     yield
     after = signal.getsignal(signal.SIGINT)
-    if after is not before:
+    if after is not before and main and before is not None:
         signal.signal(signal.SIGINT, before)
         pytest.fail(f"the test left SIGINT's handler changed ({before!r} -> {after!r})")

@@ -413,3 +413,28 @@ def test_without_a_limit_a_stopped_native_count_falls_back_to_the_cnf(
     assert "claimed no solution beyond the 1 found but pysat:cadical195 found another" in (
         result.error or ""
     ), result
+
+
+# ------------------------------------------------------------- the incremental pysat solver (library)
+
+
+@pytest.mark.timeout(120)
+def test_a_wrong_unique_of_the_incremental_solver_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``IncrementalPysat`` (one solver per geometry, puzzles under assumptions) searched its own
+    model and took its "no more" as the answer: now confirmed as every backend's claims are."""
+    _forgetful_enumerate(monkeypatch)
+    with (
+        pysat_backend.IncrementalPysat(sc.geometry_for_size(9)) as solver,
+        pytest.raises(BackendError, match="claimed a unique solution"),
+    ):
+        solver.search(two_solution_puzzle(), limit=2)
+
+
+@pytest.mark.timeout(120)
+def test_true_claims_of_the_incremental_solver_stand() -> None:
+    with pysat_backend.IncrementalPysat(sc.geometry_for_size(9)) as solver:
+        assert solver.search(two_solution_puzzle(), limit=5).count == 2
+        unique = solver.search(sc.parse_grid(HARD), limit=2)
+        assert (unique.count, unique.complete) == (1, True)
+        none = solver.search(no_solution_puzzle(), limit=2)
+        assert (none.count, none.complete) == (0, True)

@@ -37,7 +37,7 @@ from ..outcome import REASON_TIME_LIMIT
 from ..propagation import propagate
 from ..sat_solvers import incremental, solver_names
 from .base import BackendError, BatchAnswers, OneByOne, SearchResult, checked_answers, refusal, stopped
-from .confirm import confirm_counts
+from .confirm import confirm_counts, confirmed_answers
 
 if TYPE_CHECKING:  # multiprocessing is imported when a portfolio starts, not with the backend
     from multiprocessing.connection import Connection
@@ -498,12 +498,21 @@ class IncrementalPysat:
         placed: np.ndarray | None = None,
     ) -> SearchResult:
         """Up to ``limit`` checked solutions (``base.checked_answers``); ``placed`` may carry an earlier
-        propagation of the puzzle."""
-        found = self._search(puzzle, limit, time_limit, keep, placed)
+        propagation of the puzzle.  Its "no solution", "unique" and exact-count claims are this
+        solver's word on its own formula: confirmed as every backend's (``confirm.confirmed_answers``,
+        the native count, else the extended CNF), refuted an error, unconfirmed unknown."""
+        deadline = Deadline(time_limit)  # the search and its confirmation share the budget
+        found = self._search(puzzle, limit, deadline.remaining(), keep, placed)
         values = puzzle.values.reshape(1, -1)
-        answers = checked_answers(
-            self.name, self.geometry, values, BatchAnswers.of_results(self.geometry, [found]), keep
+        answers = confirmed_answers(
+            BatchAnswers.of_results(self.geometry, [found]),
+            values,
+            limit,
+            deadline,
+            name=self.name,
+            finder=f"the incremental solver {self.name}",
         )
+        answers = checked_answers(self.name, self.geometry, values, answers, keep)
         if 0 in answers.errors:
             raise BackendError(answers.errors[0])
         return answers.result(0)

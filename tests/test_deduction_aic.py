@@ -1,4 +1,4 @@
-"""The one-digit chain searches' memory of fruitless digits changes no answer."""
+"""The grouped one-digit search's memory of fruitless digits changes no answer."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def test_a_skipped_digit_gives_the_answers_of_a_fresh_search() -> None:
         skipped = 0
         for _ in range(25):
             remembered = _answers(board)
-            skipped += sum(key in cs._fruitless_digits for key in cs._fruitless(board, "chain")[0])
+            skipped += sum(key in cs._fruitless_digits for key in cs._fruitless(board, "grouped")[0])
             memory = set(cs._fruitless_digits)
             cs._fruitless_digits.clear()
             assert _same(remembered, _answers(board))

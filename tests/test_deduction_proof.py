@@ -7,7 +7,7 @@ import pytest
 from conftest import DATA, read_lines
 
 from sudoku_cp.deduction.board import Board, Contradiction
-from sudoku_cp.deduction.engine import deduce
+from sudoku_cp.deduction.engine import RuleBug, deduce
 from sudoku_cp.deduction.proof import Candidate, ProofStatus, StepNotProved, StepProof, StepProver
 from sudoku_cp.deduction.rules import Rule, select_rules
 from sudoku_cp.deduction.step import Step
@@ -167,8 +167,14 @@ def test_check_mode_names_the_rule_of_a_wrong_step() -> None:
     cell = _open_cell()
     bogus = _bogus_rule((cell, int(solution[cell]) - 1))
     rules = (bogus, *select_rules())
-    unchecked = deduce(UNIQUE, rules)  # without the check the bug goes unnoticed or ends in a contradiction
-    assert unchecked.counts["bogus-rule"] == 1
+    # Without the check the bug goes unnoticed, or ends in a contradiction that SAT refutes (the
+    # puzzle has a solution): an error naming the rules whose steps led there, never unsat.
+    try:
+        unchecked = deduce(UNIQUE, rules)
+    except RuleBug as bug:
+        assert "bogus-rule" in str(bug)
+    else:
+        assert unchecked.counts["bogus-rule"] == 1 and unchecked.status is not Status.UNSAT
     for record in (True, False):
         with pytest.raises(StepNotProved, match="bogus-rule removes") as caught:
             deduce(UNIQUE, rules, record=record, check=True)
@@ -184,7 +190,8 @@ def test_check_mode_confirms_a_contradiction() -> None:
         raise Contradiction("a rule that always sees a contradiction")
 
     rules = (Rule("liar", "test", "sees contradictions", 0.5, liar),)
-    assert deduce(UNIQUE, rules).status is Status.UNSAT  # unchecked, the lie stands
+    with pytest.raises(RuleBug, match="on a puzzle with a solution"):  # unchecked, SAT refutes the lie
+        deduce(UNIQUE, rules)
     with pytest.raises(StepNotProved, match="contradiction: the rules found a contradiction"):
         deduce(UNIQUE, rules, check=True)
 

@@ -168,7 +168,7 @@ def test_confirm_cnf_counts_verdicts() -> None:
 def _lying_confirmer(monkeypatch: pytest.MonkeyPatch, *, fewer: bool) -> None:
     """The confirming batch search says complete after its first solution (``fewer``), or
     claims every puzzle has no solution."""
-    real = confirm._raw_batch_search()
+    real = backtrack_backend._raw_search()
 
     class Lying:
         def solve_arrays(self, *args: Any, **kwargs: Any) -> Any:
@@ -179,7 +179,7 @@ def _lying_confirmer(monkeypatch: pytest.MonkeyPatch, *, fewer: bool) -> None:
                 )
             return dataclasses.replace(run, counts=run.counts * 0, more={}, complete=run.complete | True)
 
-    monkeypatch.setattr(confirm, "_raw_batch_search", Lying)
+    monkeypatch.setattr(backtrack_backend, "_raw_search", Lying)
 
 
 @pytest.mark.timeout(120)

@@ -13,6 +13,7 @@ against the CNF confirmation (``by="cnf"``) in ``benchmarks/unique_confirm.py``.
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import Literal
 
@@ -24,9 +25,17 @@ from ..native import NativeInputError
 from ..native.backtrack import BatchRun, search_batch
 from ..outcome import REASON_TIME_LIMIT
 from .base import Backend, BatchAnswers
-from .confirm import confirmed_answers
+from .confirm import Confirmed, confirm_search_counts, confirmed_answers
+from .pysat_batch import BatchPysat
 
 __all__ = ["BacktrackBackend"]
+
+
+@functools.cache
+def _raw_search() -> Backend:
+    """The pysat batch path's raw search (its own propagation, Minicard on its compact model), the
+    other complete search that confirms this one; made once: building one probes a solver."""
+    return BatchPysat(confirmed=False)
 
 
 class BacktrackBackend(Backend):
@@ -69,6 +78,11 @@ class BacktrackBackend(Backend):
         of exhaustion confirmed by the pysat batch path's raw search (``by="search"``): this
         search's own word is what confirms the other backends, so it cannot confirm itself."""
         answers = self._unconfirmed(geometry, values, limit, time_limit, keep)
+        by: Literal["cnf"] | functools.partial[Confirmed] = (
+            "cnf"
+            if self.confirm_by == "cnf"
+            else functools.partial(confirm_search_counts, searcher=_raw_search())
+        )
         return confirmed_answers(
             answers,
             values,
@@ -76,7 +90,7 @@ class BacktrackBackend(Backend):
             time_limit,
             name=self.name,
             finder=f"backend {self.name}",
-            by=self.confirm_by,
+            by=by,
         )
 
     def _unconfirmed(

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -412,15 +412,6 @@ def confirm_cnf_counts(
     return Confirmed(unknown, refuted, seconds)
 
 
-@functools.cache
-def _raw_batch_search() -> Backend:
-    """The pysat batch path's raw search (its own propagation, Minicard on its compact model),
-    made once: building one probes a solver."""
-    from .pysat_batch import BatchPysat  # imported on use: pysat_batch imports this module
-
-    return BatchPysat(confirmed=False)
-
-
 def confirm_search_counts(
     geometry: Geometry,
     givens: np.ndarray,
@@ -431,10 +422,12 @@ def confirm_search_counts(
     finder: str,
     spent: np.ndarray | None = None,
     sizes: np.ndarray | None = None,
+    searcher: Backend,
 ) -> Confirmed:
     """Confirm B claims "puzzle k has exactly the solutions ``found[k]``" (as ``confirm_counts``;
     ``sizes``: the claimed counts where fewer grids are held) by a second complete search of
-    another implementation: the pysat batch path's raw search (``SEARCH_CONFIRMER``: numpy
+    another implementation, ``searcher`` (the backtrack backend passes the pysat batch path's
+    raw search; passed in, as pysat_batch itself imports this module) (``SEARCH_CONFIRMER``: numpy
     propagation of its own, then Minicard on a compact model; no code of the native count's).
 
     The whole batch is searched once, up to one more solution than the largest claim, each of its
@@ -466,7 +459,7 @@ def confirm_search_counts(
     began = time.perf_counter()
     undecided: list[int] = []
     try:
-        run = _raw_batch_search().solve_arrays(
+        run = searcher.solve_arrays(
             geometry, stack, limit=int(claimed.max()) + 1, time_limit=search_limit, keep=True
         )
     except (ModelTooLarge, TimeLimitReached, BackendError):
@@ -555,7 +548,7 @@ def confirmed_answers(
     finder: str,
     seconds: np.ndarray | None = None,
     unsat: bool = True,
-    by: Literal["count", "cnf", "search"] = "count",
+    by: Literal["count", "cnf"] | Callable[..., Confirmed] = "count",
 ) -> BatchAnswers:
     """An engine's raw ``answers`` for the (B, n*n) ``givens`` with every claim of exhaustion
     confirmed by ``confirm_counts``: "exactly these solutions" (unique under ``limit`` 2, an
@@ -564,8 +557,8 @@ def confirmed_answers(
     nothing beyond it (not complete).  ``seconds`` (B,), the time spent on each puzzle (default:
     the answers'), grows by the confirmation's and is the answers' seconds after.  ``by``: the
     confirming path, ``count`` (``confirm_counts``, the native count), ``search``
-    (``confirm_search_counts``, the pysat batch path's raw search: for the native count's own
-    claims) or ``cnf`` (``confirm_cnf_counts``, the extended CNF).
+    (``confirm_search_counts`` with its searcher bound, e.g. the pysat batch path's raw search
+    for the native count's own claims) or ``cnf`` (``confirm_cnf_counts``, the extended CNF).
     """
     complete = np.asarray(answers.complete) & (np.asarray(answers.counts) < limit)
     spent = np.asarray(answers.seconds, dtype=np.float64).copy() if seconds is None else seconds
@@ -583,7 +576,7 @@ def confirmed_answers(
         if held and b in answers.more:
             grids = np.concatenate([grids, np.asarray(answers.more[b]).reshape(-1, n2)])
         found.append(grids)
-    confirm = {"cnf": confirm_cnf_counts, "search": confirm_search_counts, "count": confirm_counts}[by]
+    confirm = by if callable(by) else {"cnf": confirm_cnf_counts, "count": confirm_counts}[by]
     verdicts = confirm(
         answers.geometry,
         np.asarray(givens).reshape(-1, n2)[claimed],

@@ -167,6 +167,77 @@ def _rows(grids: np.ndarray) -> set[bytes]:
     return {row.tobytes() for row in np.asarray(grids, dtype=np.int16)}
 
 
+def _wrong_grid(confirmer: str, finder: str, claimed: int) -> str:
+    """The error of a confirmer that returned a grid the checker refuses (its bug: no verdict)."""
+    return (
+        f"{confirmer} returned a wrong solution while confirming {finder}'s claim of "
+        f"{_claim_words(claimed)}: not confirmed"
+    )
+
+
+@dataclass
+class _Claims:
+    """B claims as every confirmer reads them: the (B, n*n) givens, each claim's held grids,
+    their number (``held``), the count claimed (``claimed``: more than held for a count without
+    its grids) and the seconds already spent on each (``used``)."""
+
+    stack: np.ndarray
+    claims: list[np.ndarray]
+    held: np.ndarray
+    claimed: np.ndarray
+    used: np.ndarray
+
+    @classmethod
+    def of(
+        cls,
+        geometry: Geometry,
+        givens: np.ndarray,
+        found: Sequence[np.ndarray],
+        spent: np.ndarray | None,
+        sizes: np.ndarray | None,
+        confirmer: str,
+    ) -> _Claims:
+        """The claims of ``found`` for ``givens``; ``confirmer`` names the caller when their
+        numbers differ (one claim per puzzle)."""
+        n2 = geometry.n**2
+        stack = np.asarray(givens).reshape(-1, n2)
+        claims = [np.asarray(grids).reshape(-1, n2) for grids in found]
+        if len(claims) != len(stack):
+            raise ValueError(f"{confirmer} confirms one claim per puzzle")
+        held = np.array([len(claim) for claim in claims], dtype=np.int64)
+        claimed = held if sizes is None else np.maximum(np.asarray(sizes, dtype=np.int64), held)
+        used = np.zeros(len(stack)) if spent is None else np.asarray(spent, dtype=np.float64)
+        return cls(stack, claims, held, claimed, used)
+
+
+def _verdict(
+    claims: _Claims, k: int, theirs: np.ndarray, count: int, complete: bool, finder: str, confirmer: str
+) -> str | None:
+    """Claim k against a confirmer's checked grids ``theirs`` (of ``count`` it counted, the search
+    ``complete`` or not): the error naming what is wrong, "" when the confirmer left it undecided,
+    None when confirmed."""
+    claimed = int(claims.claimed[k])
+    what = _claim_words(claimed)
+    found_rows = _rows(theirs)
+    if int(claims.held[k]) == claimed:
+        beyond = bool(found_rows - _rows(claims.claims[k]))
+    else:  # a count without its grids: more distinct grids than it counts
+        beyond = len(found_rows) > claimed
+    if beyond:
+        return (
+            f"{finder} claimed {what} but {confirmer} found "
+            f"{'a' if not claimed else 'another'} valid solution: the claim is wrong"
+        )
+    if not complete:
+        return ""
+    if len(found_rows) != claimed or count != claimed:
+        return (
+            f"{confirmer} counted {count} solutions where {finder} claimed {what}: "
+            "they disagree, neither is taken"
+        )
+    return None
+
+
 def confirm_counts(
     geometry: Geometry,
     givens: np.ndarray,
@@ -195,19 +266,14 @@ def confirm_counts(
     distinct valid grids, and left unknown when the count is stopped (no grids to block).
     """
     n = geometry.n
-    stack = np.asarray(givens).reshape(-1, n * n)
+    batch = _Claims.of(geometry, givens, found, spent, sizes, "confirm_counts")
+    stack, claims, held, claimed, used = batch.stack, batch.claims, batch.held, batch.claimed, batch.used
     size = len(stack)
     seconds = np.zeros(size)
     unknown: dict[int, str] = {}
     refuted: dict[int, str] = {}
     if not size:
         return Confirmed(unknown, refuted, seconds)
-    claims = [np.asarray(grids).reshape(-1, n * n) for grids in found]
-    if len(claims) != size:
-        raise ValueError("confirm_counts confirms one claim per puzzle")
-    held = np.array([len(claim) for claim in claims], dtype=np.int64)
-    claimed = held if sizes is None else np.maximum(np.asarray(sizes, dtype=np.int64), held)
-    used = np.zeros(size) if spent is None else np.asarray(spent, dtype=np.float64)
     count_limit: float | Deadline | None
     if time_limit is None:
         # No limit: a backtracking count can take far longer than SAT on a hard big grid, so it
@@ -243,28 +309,17 @@ def confirm_counts(
             same = (run.solutions[starts[single]] == firsts[single]).all(axis=1)
             single[np.flatnonzero(single)[~same]] = False
         for k in np.flatnonzero(~single).tolist():
-            claim = claims[k]
-            what = _claim_words(int(claimed[k]))
             if not sound[k]:
-                refuted[k] = (
-                    f"{COUNT_CONFIRMER} returned a wrong solution while confirming {finder}'s claim of "
-                    f"{what}: not confirmed"
-                )
+                refuted[k] = _wrong_grid(COUNT_CONFIRMER, finder, int(claimed[k]))
                 continue
-            theirs = _rows(run.solutions[starts[k] : starts[k] + counts[k]])
-            beyond = bool(theirs - _rows(claim)) if held[k] == claimed[k] else len(theirs) > claimed[k]
-            if beyond:
-                refuted[k] = (
-                    f"{finder} claimed {what} but {COUNT_CONFIRMER} found "
-                    f"{'a' if not claimed[k] else 'another'} valid solution: the claim is wrong"
-                )
-            elif not run.complete[k]:
+            theirs = run.solutions[starts[k] : starts[k] + counts[k]]
+            verdict = _verdict(
+                batch, k, theirs, int(counts[k]), bool(run.complete[k]), finder, COUNT_CONFIRMER
+            )
+            if verdict == "":
                 undecided.append(k)
-            elif len(theirs) != claimed[k] or int(counts[k]) != claimed[k]:
-                refuted[k] = (
-                    f"{COUNT_CONFIRMER} counted {int(counts[k])} solutions where {finder} claimed "
-                    f"{what}: they disagree, neither is taken"
-                )
+            elif verdict is not None:
+                refuted[k] = verdict
     overhead = (time.perf_counter() - began - float(seconds.sum())) / size
     seconds += max(overhead, 0.0)
     for k in undecided:
@@ -331,19 +386,15 @@ def confirm_cnf_counts(
     from pysat.solvers import Solver  # imported on use: keeps python-sat out of `import sudoku_cp`
 
     n = geometry.n
-    stack = np.asarray(givens).reshape(-1, n * n)
+    batch = _Claims.of(geometry, givens, found, spent, sizes, "confirm_cnf_counts")
+    stack, claims, held, claimed, used = batch.stack, batch.claims, batch.held, batch.claimed, batch.used
+    claims = [claim.astype(np.int64) for claim in claims]  # blocking clauses add to variable numbers
     size = len(stack)
     seconds = np.zeros(size)
     unknown: dict[int, str] = {}
     refuted: dict[int, str] = {}
     if not size:
         return Confirmed(unknown, refuted, seconds)
-    claims = [np.asarray(grids).reshape(-1, n * n).astype(np.int64) for grids in found]
-    if len(claims) != size:
-        raise ValueError("confirm_cnf_counts confirms one claim per puzzle")
-    held = np.array([len(claim) for claim in claims], dtype=np.int64)
-    claimed = held if sizes is None else np.maximum(np.asarray(sizes, dtype=np.int64), held)
-    used = np.zeros(size) if spent is None else np.asarray(spent, dtype=np.float64)
     began = time.perf_counter()
     try:
         if n <= _CACHED_SIDE:  # a one-puzzle solve would build it again every call
@@ -438,19 +489,14 @@ def confirm_search_counts(
     ``time_limit``: seconds for each puzzle, less its ``spent`` ones, or one ``Deadline`` for all.
     """
     n = geometry.n
-    stack = np.asarray(givens).reshape(-1, n * n)
+    batch = _Claims.of(geometry, givens, found, spent, sizes, "confirm_search_counts")
+    stack, claims, held, claimed, used = batch.stack, batch.claims, batch.held, batch.claimed, batch.used
     size = len(stack)
     seconds = np.zeros(size)
     unknown: dict[int, str] = {}
     refuted: dict[int, str] = {}
     if not size:
         return Confirmed(unknown, refuted, seconds)
-    claims = [np.asarray(grids).reshape(-1, n * n) for grids in found]
-    if len(claims) != size:
-        raise ValueError("confirm_search_counts confirms one claim per puzzle")
-    held = np.array([len(claim) for claim in claims], dtype=np.int64)
-    claimed = held if sizes is None else np.maximum(np.asarray(sizes, dtype=np.int64), held)
-    used = np.zeros(size) if spent is None else np.asarray(spent, dtype=np.float64)
     search_limit: float | Deadline | None
     if time_limit is None or isinstance(time_limit, Deadline):
         search_limit = time_limit
@@ -487,37 +533,24 @@ def confirm_search_counts(
             same = (np.asarray(run.solutions)[single] == mine[single]).all(axis=1)
             single[np.flatnonzero(single)[~same]] = False
         for k in np.flatnonzero(~single).tolist():
-            what = _claim_words(int(claimed[k]))
             if k in run.errors:
                 undecided.append(k)
                 continue
             if not sound[k]:
-                refuted[k] = (
-                    f"{SEARCH_CONFIRMER} returned a wrong solution while confirming {finder}'s claim of "
-                    f"{what}: not confirmed"
-                )
+                refuted[k] = _wrong_grid(SEARCH_CONFIRMER, finder, int(claimed[k]))
                 continue
             theirs = np.zeros((0, n * n), dtype=np.int16)
             if counts[k]:
                 theirs = np.concatenate(
                     [np.asarray(run.solutions[k : k + 1]), np.asarray(run.more.get(k, theirs))]
                 ).astype(np.int16)
-            found_rows, claimed_rows = _rows(theirs), _rows(claims[k])
-            beyond = (
-                bool(found_rows - claimed_rows) if held[k] == claimed[k] else len(found_rows) > claimed[k]
+            verdict = _verdict(
+                batch, k, theirs, int(counts[k]), bool(run.complete[k]), finder, SEARCH_CONFIRMER
             )
-            if beyond:
-                refuted[k] = (
-                    f"{finder} claimed {what} but {SEARCH_CONFIRMER} found "
-                    f"{'a' if not claimed[k] else 'another'} valid solution: the claim is wrong"
-                )
-            elif not run.complete[k]:
+            if verdict == "":
                 undecided.append(k)
-            elif len(found_rows) != claimed[k] or int(counts[k]) != claimed[k]:
-                refuted[k] = (
-                    f"{SEARCH_CONFIRMER} counted {int(counts[k])} solutions where {finder} claimed "
-                    f"{what}: the two searches disagree, neither is taken"
-                )
+            elif verdict is not None:
+                refuted[k] = verdict
     overhead = (time.perf_counter() - began - float(seconds.sum())) / size
     seconds += max(overhead, 0.0)
     if undecided:  # a third path for what the second left open, with what is left of the time

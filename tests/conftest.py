@@ -119,23 +119,27 @@ def _sigint_handler_kept() -> Any:
     """Every test starts with Ctrl-C working in this process, and must leave SIGINT's handler as
     it found it.
 
-    In CI three Ctrl-C tests saw no KeyboardInterrupt after an unknown earlier test in their
-    worker: SIGINT left blocked in the main thread, or a C library's handler left installed under
-    Python's (python-sat and OR-tools install their own during calls).  So each test starts with
-    SIGINT unblocked and Python's handler installed again (that also puts back its C trampoline);
-    a test that changes the handler as Python sees it, and does not put it back, fails.
+    A test run started in the background by a non-interactive shell inherits SIGINT ignored
+    (Python then installs no handler of its own): the Ctrl-C tests that signal this process saw no
+    KeyboardInterrupt.  So each test starts with SIGINT unblocked and Python's handler installed
+    (again: that also puts back its C trampoline, should a C library have left its own), the
+    inherited disposition put back after; a test that changes the handler and does not put it
+    back fails.
     """
     import signal
     import threading
 
-    main = threading.current_thread() is threading.main_thread()
-    before = signal.getsignal(signal.SIGINT)
-    if main:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-        if before is not None:
-            signal.signal(signal.SIGINT, before)
-    yield
-    after = signal.getsignal(signal.SIGINT)
-    if after is not before and main and before is not None:
-        signal.signal(signal.SIGINT, before)
-        pytest.fail(f"the test left SIGINT's handler changed ({before!r} -> {after!r})")
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    inherited = signal.getsignal(signal.SIGINT)
+    handler = inherited if callable(inherited) else signal.default_int_handler
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+        after = signal.getsignal(signal.SIGINT)
+        if after is not handler:
+            pytest.fail(f"the test left SIGINT's handler changed ({handler!r} -> {after!r})")
+    finally:
+        signal.signal(signal.SIGINT, inherited if inherited is not None else signal.SIG_DFL)

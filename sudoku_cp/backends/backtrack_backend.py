@@ -77,6 +77,7 @@ class BacktrackBackend(Backend):
         """Up to ``limit`` solutions of each row of a (B, n*n) stack (``_unconfirmed``), every claim
         of exhaustion confirmed by the pysat batch path's raw search (``by="search"``): this
         search's own word is what confirms the other backends, so it cannot confirm itself."""
+        began = time.monotonic()
         answers = self._unconfirmed(geometry, values, limit, time_limit, keep)
         by: Literal["cnf"] | functools.partial[Confirmed] = (
             "cnf"
@@ -91,6 +92,7 @@ class BacktrackBackend(Backend):
             name=self.name,
             finder=f"backend {self.name}",
             by=by,
+            began=began,
         )
 
     def _unconfirmed(

@@ -41,7 +41,7 @@ from ..certify.prove import PROVER
 from ..checker import valid_completions, valid_solutions_mask
 from ..geometry import Geometry
 from ..grid import Grid
-from ..limits import Deadline, ModelTooLarge, TimeLimitReached, solve_limited
+from ..limits import Deadline, ModelTooLarge, TimeLimitReached, compile_seconds_since, solve_limited
 from ..native import NativeInputError
 from ..native.backtrack import search_batch
 from ..outcome import REASON_TIME_LIMIT
@@ -580,6 +580,7 @@ def confirmed_answers(
     name: str,
     finder: str,
     seconds: np.ndarray | None = None,
+    began: float | None = None,
     unsat: bool = True,
     by: Literal["count", "cnf"] | Callable[..., Confirmed] = "count",
 ) -> BatchAnswers:
@@ -588,13 +589,17 @@ def confirmed_answers(
     exact count below it) and, with ``unsat``, "no solution".  One not confirmed is unknown (its
     reason), one refuted an ``errors`` entry naming it; a puzzle that reached ``limit`` claims
     nothing beyond it (not complete).  ``seconds`` (B,), the time spent on each puzzle (default:
-    the answers'), grows by the confirmation's and is the answers' seconds after.  ``by``: the
+    the answers'), grows by the confirmation's and is the answers' seconds after; ``began``: when
+    the claims' search started (its compiling is not charged to the confirmation's budget).  ``by``: the
     confirming path, ``count`` (``confirm_counts``, the native count), ``search``
     (``confirm_search_counts`` with its searcher bound, e.g. the pysat batch path's raw search
     for the native count's own claims) or ``cnf`` (``confirm_cnf_counts``, the extended CNF).
     """
     complete = np.asarray(answers.complete) & (np.asarray(answers.counts) < limit)
     spent = np.asarray(answers.seconds, dtype=np.float64).copy() if seconds is None else seconds
+    # Compiling never counts against a time limit: what the claim's own search spent compiling
+    # since ``began`` (its start, a time.monotonic() reading) is not taken from the confirmation's.
+    compiled = 0.0 if began is None else compile_seconds_since(began)
     chosen = complete & (np.asarray(answers.counts) > 0 if not unsat else True)
     chosen[list(answers.errors)] = False
     claimed = np.flatnonzero(chosen)
@@ -617,7 +622,7 @@ def confirmed_answers(
         time_limit,
         name=name,
         finder=finder,
-        spent=spent[claimed],
+        spent=np.maximum(spent[claimed] - compiled, 0.0),
         sizes=np.asarray(answers.counts)[claimed],
     )
     spent[claimed] += verdicts.seconds

@@ -23,6 +23,7 @@ and the solve; a model too large for memory is refused before it is built (``Bac
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -119,9 +120,16 @@ class CpsatBackend(OneByOne):
         exact count) confirmed by another path (``confirm.confirmed_answers``: the native
         backtracking count of the batch): a complete search here is one engine's word on its own
         model, and a wrong "no more" leaves no grid for the checker to refuse."""
+        began = time.monotonic()
         answers = super().solve_arrays(geometry, values, limit, time_limit, keep)
         return confirmed_answers(
-            answers, values, limit, time_limit, name=self.name, finder=f"backend {self.name}"
+            answers,
+            values,
+            limit,
+            time_limit,
+            name=self.name,
+            finder=f"backend {self.name}",
+            began=began,
         )
 
     def __init__(self, kind: CpsatModelKind | str = "bool", workers: int = 1, seed: int = 0) -> None:

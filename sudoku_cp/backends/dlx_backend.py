@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..exact_cover import ExactCoverModel, build_exact_cover
@@ -42,9 +44,16 @@ class DlxBackend(NativeBackend):
         exact count) confirmed by another path (``confirm.confirmed_answers``: the native
         backtracking count of the batch): a complete search here is one engine's word on its own
         model, and a wrong "no more" leaves no grid for the checker to refuse."""
+        began = time.monotonic()
         answers = super().solve_arrays(geometry, values, limit, time_limit, keep)
         return confirmed_answers(
-            answers, values, limit, time_limit, name=self.name, finder=f"backend {self.name}"
+            answers,
+            values,
+            limit,
+            time_limit,
+            name=self.name,
+            finder=f"backend {self.name}",
+            began=began,
         )
 
     def _run(self, puzzle: Grid, limit: int, time_limit: float | None, keep: bool) -> NativeRun:

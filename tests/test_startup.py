@@ -42,3 +42,18 @@ def test_a_command_line_loads_only_its_own_subcommand_module() -> None:
     code, loaded = json.loads(run.stdout)
     assert code == 0
     assert loaded == ["sudoku_cp.cli.common", "sudoku_cp.cli.results_file", "sudoku_cp.cli.solve"]
+
+
+def test_the_graph_package_loads_scipy_sparse_only_when_a_search_needs_it() -> None:
+    # scipy.sparse costs 0.15-0.25 s of start-up; every rule module imports sudoku_cp.graphs.
+    probe = (
+        "import sys\n"
+        "import numpy as np\n"
+        "from sudoku_cp.graphs import csr_strong_components\n"
+        "before = 'scipy.sparse' in sys.modules\n"
+        "count, labels = csr_strong_components(np.array([0, 1, 2]), np.array([1, 0]))\n"
+        "print(before, 'scipy.sparse' in sys.modules, count, labels.tolist())\n"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["False", "True", "1", "[0,", "0]"]

@@ -27,16 +27,18 @@ arXiv cs/0507053 (2005), section 2.1: Lemma 1 (the gadget), Lemma 2, Theorems 2.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numba
 import numpy as np
 import numpy.typing as npt
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components, dijkstra
 
 from ..errors import SudokuCpError
 from ..limits import watch_compilation
 from .labelled import BoolArray, GraphInputError, IntArray, LabelledGraph, is_nonrepetitive_walk
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_matrix
 
 watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
@@ -342,10 +344,23 @@ def _nr_kernel(
     )
 
 
-try:  # scipy's own strong-components routine, without the sparse-matrix checks around it
-    from scipy.sparse.csgraph._traversal import _connected_components_directed as _scipy_scc
-except ImportError:  # pragma: no cover - another scipy: the public function below
-    _scipy_scc = None
+# scipy's own strong-components routine, without the sparse-matrix checks around it: looked up on
+# first use (False: not yet; None: missing, the public function instead), since importing
+# scipy.sparse costs 0.15-0.25 s of every command's start-up and most runs never get here.
+_scipy_scc: Any = False
+
+
+def _private_scc() -> Any:
+    """scipy's private strong-components routine, or None when this scipy has no such name."""
+    global _scipy_scc
+    if _scipy_scc is False:
+        try:
+            from scipy.sparse.csgraph._traversal import _connected_components_directed
+        except ImportError:  # pragma: no cover - another scipy: the public function instead
+            _scipy_scc = None
+        else:
+            _scipy_scc = _connected_components_directed
+    return _scipy_scc
 
 
 def csr_strong_components(indptr: npt.ArrayLike, indices: npt.ArrayLike) -> tuple[int, IntArray]:
@@ -362,13 +377,17 @@ def csr_strong_components(indptr: npt.ArrayLike, indices: npt.ArrayLike) -> tupl
     n_nodes = len(pointers) - 1
     if n_nodes <= 0:
         return 0, np.zeros(0, np.int64)
-    if _scipy_scc is not None and len(columns) < 2**31 - 1:
+    private = _private_scc()
+    if private is not None and len(columns) < 2**31 - 1:
         labels = np.full(n_nodes, -9999, np.int32)  # scipy's "no label yet"
         try:
-            count = _scipy_scc(columns.astype(np.int32), pointers.astype(np.int32), labels)
+            count = private(columns.astype(np.int32), pointers.astype(np.int32), labels)
             return int(count), labels.astype(np.int64)
         except (TypeError, ValueError):  # pragma: no cover - a changed private routine
             _scipy_scc = None
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
     structure = csr_matrix((np.ones(len(columns)), columns, pointers), shape=(n_nodes, n_nodes))
     count, labels = connected_components(structure, directed=True, connection="strong")
     return int(count), labels.astype(np.int64)
@@ -615,6 +634,8 @@ class NrGraph:
         """The arcs of nr(G), shape (n_nodes, n_nodes): 1 for a traversal, an explicit 0 for a gadget
         arc (so that path weight counts edges of G).  Made on first use."""
         if self._adjacency is None:
+            from scipy.sparse import csr_matrix
+
             index = np.int32 if len(self._indices) < 2**31 - 1 else np.int64  # what scipy's searches take
             self._adjacency = csr_matrix(
                 (self._weights, self._indices.astype(index), self._indptr.astype(index)),
@@ -697,6 +718,8 @@ class NrGraph:
         """Dijkstra from node ``source`` (distances in G-edges, predecessors), kept: witnesses often
         start where the last one did."""
         if source not in self._searches:
+            from scipy.sparse.csgraph import dijkstra
+
             self._searches[source] = dijkstra(
                 self.adjacency, directed=True, indices=source, return_predecessors=True
             )

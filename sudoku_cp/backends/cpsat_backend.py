@@ -23,7 +23,6 @@ and the solve; a model too large for memory is refused before it is built (``Bac
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -42,12 +41,11 @@ from ..cpsat import (
     solution_vector,
     solve_verdict,
 )
-from ..geometry import Geometry
 from ..grid import Grid
 from ..limits import Deadline, ModelTooLarge, TimeLimitReached
 from ..outcome import REASON_TIME_LIMIT
-from .base import BackendError, BatchAnswers, OneByOne, SearchResult, refusal, stopped
-from .confirm import confirmed_answers
+from .base import BackendError, SearchResult, refusal, stopped
+from .confirm import ConfirmedOneByOne
 
 __all__ = ["CpsatBackend"]
 
@@ -105,32 +103,8 @@ class _Collector(cp_model.CpSolverSolutionCallback):
         self.pending.clear()
 
 
-class CpsatBackend(OneByOne):
+class CpsatBackend(ConfirmedOneByOne):
     """Whole puzzles with CP-SAT over the bool or alldiff model of ``sudoku_cp.cpsat``."""
-
-    def solve_arrays(
-        self,
-        geometry: Geometry,
-        values: np.ndarray,
-        limit: int = 1,
-        time_limit: float | Deadline | None = None,
-        keep: bool = True,
-    ) -> BatchAnswers:
-        """Raw answers (``OneByOne``) with every claim of exhaustion ("no solution", "unique", an
-        exact count) confirmed by another path (``confirm.confirmed_answers``: the native
-        backtracking count of the batch): a complete search here is one engine's word on its own
-        model, and a wrong "no more" leaves no grid for the checker to refuse."""
-        began = time.monotonic()
-        answers = super().solve_arrays(geometry, values, limit, time_limit, keep)
-        return confirmed_answers(
-            answers,
-            values,
-            limit,
-            time_limit,
-            name=self.name,
-            finder=f"backend {self.name}",
-            began=began,
-        )
 
     def __init__(self, kind: CpsatModelKind | str = "bool", workers: int = 1, seed: int = 0) -> None:
         self.kind = CpsatModelKind(kind)

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ..exact_cover import ExactCoverModel, build_exact_cover
-from ..geometry import Geometry
 from ..grid import Grid
 from ..limits import Deadline
 from ..native.dlx import solve_exact_cover
-from .base import BatchAnswers, no_grids
-from .confirm import confirmed_answers
+from .base import no_grids
+from .confirm import ConfirmedOneByOne
 from .native_base import NativeBackend, NativeRun
 
 __all__ = ["DlxBackend", "decode_covers"]
@@ -27,34 +24,10 @@ def decode_covers(model: ExactCoverModel, chosen: np.ndarray) -> np.ndarray:
     return grids.reshape(-1, n, n)
 
 
-class DlxBackend(NativeBackend):
+class DlxBackend(ConfirmedOneByOne, NativeBackend):
     """Algorithm X with the fewest-options heuristic; counts without storing when asked."""
 
     name = "dlx"
-
-    def solve_arrays(
-        self,
-        geometry: Geometry,
-        values: np.ndarray,
-        limit: int = 1,
-        time_limit: float | Deadline | None = None,
-        keep: bool = True,
-    ) -> BatchAnswers:
-        """Raw answers (``OneByOne``) with every claim of exhaustion ("no solution", "unique", an
-        exact count) confirmed by another path (``confirm.confirmed_answers``: the native
-        backtracking count of the batch): a complete search here is one engine's word on its own
-        model, and a wrong "no more" leaves no grid for the checker to refuse."""
-        began = time.monotonic()
-        answers = super().solve_arrays(geometry, values, limit, time_limit, keep)
-        return confirmed_answers(
-            answers,
-            values,
-            limit,
-            time_limit,
-            name=self.name,
-            finder=f"backend {self.name}",
-            began=began,
-        )
 
     def _run(self, puzzle: Grid, limit: int, time_limit: float | None, keep: bool) -> NativeRun:
         """Find up to ``limit`` solutions by exact cover."""

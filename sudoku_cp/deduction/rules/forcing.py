@@ -10,8 +10,9 @@ bilocal and at-most-one implications of ``rules.twosat``, the conclusion holds w
 A step weighs 8.0 plus the length bonus of its chains (``scale.length_bonus`` on the candidates
 of all its shortest chains together, less two), as Sudoku Explainer weighs its multiple forcing
 chains; of all cells and units the engine gets the lightest step.  What one literal implies, and
-how far, comes from one unweighted shortest-path search per literal (scipy).  The rules weigh more
-than every other rule, so they are tried only where nothing else applies; a branch that implies
+how far, comes from one breadth-first search per literal (compiled, over the CSR arrays of the
+implications), and one compiled pass weighs every cell's or unit's branches at once.  The rules
+weigh more than every other rule, so they are tried only where nothing else applies; a branch that implies
 its own negation would have been removed by the 2-SAT rule first, and is left out of the
 intersection here (it implies everything).  The searches grow with the candidates times the
 implications, and a call does not look at the clock: the rules run on grids up to
@@ -21,14 +22,18 @@ nothing above.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
-from scipy.sparse.csgraph import shortest_path
 
+from ...limits import watch_compilation
 from ..board import Board
 from ..step import Step
 from .base import Rule
+from .chain_search import _lowest
 from .scale import length_bonus
 from .twosat import implication_graph
+
+watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = [
     "CELL_BASE",
@@ -51,36 +56,111 @@ REGION_BASE = CELL_BASE = 8.0
 _last: list[object] = [None, None]
 
 
-def _implied(board: Board) -> tuple[dict[tuple[int, int], int], np.ndarray, int, np.ndarray, np.ndarray]:
-    """Per open candidate its literal, and per literal (true) the number of implications on the
-    shortest way to every literal (inf: not implied)."""
+@numba.njit(cache=True)
+def _distances(
+    indptr: np.ndarray, indices: np.ndarray, size: int
+) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover - compiled
+    """Per literal v < size (true), the number of implications on the shortest way from it to every
+    literal (-1: not implied; 0 to itself), by one breadth-first search per literal over the CSR
+    arrays (the unweighted shortest paths); and the same reach as rows of 64-bit words."""
+    total = 2 * size
+    words = (total + 63) // 64
+    dist = np.full((size, total), -1, np.int32)
+    reach = np.zeros((size, words), np.uint64)
+    queue = np.empty(total, np.int64)
+    one = np.uint64(1)
+    for start in range(size):
+        row = dist[start]
+        bits = reach[start]
+        row[start] = 0
+        bits[start >> 6] |= one << np.uint64(start & 63)
+        queue[0] = start
+        head, tail = 0, 1
+        while head < tail:
+            v = queue[head]
+            head += 1
+            step = row[v] + 1
+            for e in range(indptr[v], indptr[v + 1]):
+                u = indices[e]
+                if row[u] < 0:
+                    row[u] = step
+                    bits[u >> 6] |= one << np.uint64(u & 63)
+                    queue[tail] = u
+                    tail += 1
+    return dist, reach
+
+
+@numba.njit(cache=True)
+def _least_nodes(dist: np.ndarray, reach: np.ndarray, groups: np.ndarray) -> np.ndarray:  # pragma: no cover
+    """Per group of branch literals (rows of ``groups``, -1 padded): the fewest candidates of the
+    chains by which its live branches (two or more; a branch that implies its own negation implies
+    everything and drops out) all imply one literal that is not a live branch; -1 when they imply
+    none in common.  A chain of k implications has k + 1 candidates.  The literals all live
+    branches reach come from the AND of their reach rows; only those are weighed."""
+    size = dist.shape[0]
+    words = reach.shape[1]
+    one = np.uint64(1)
+    out = np.full(groups.shape[0], -1, np.int64)
+    live = np.empty(groups.shape[1], np.int64)
+    common = np.empty(words, np.uint64)
+    for g in range(groups.shape[0]):
+        k = 0
+        for j in range(groups.shape[1]):
+            v = groups[g, j]
+            if v >= 0 and dist[v, v + size] < 0:
+                live[k] = v
+                k += 1
+        if k < 2:
+            continue
+        for w in range(words):
+            common[w] = reach[live[0], w]
+        for i in range(1, k):
+            for w in range(words):
+                common[w] &= reach[live[i], w]
+        for i in range(k):
+            common[live[i] >> 6] &= ~(one << np.uint64(live[i] & 63))  # a branch implies itself
+        best = -1
+        for w in range(words):
+            bits = common[w]
+            while bits:
+                t = w * 64 + _lowest(bits)
+                bits &= bits - one
+                nodes = 0
+                for i in range(k):
+                    nodes += dist[live[i], t] + 1
+                if best < 0 or nodes < best:
+                    best = nodes
+        out[g] = best
+    return out
+
+
+def _implied(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, np.ndarray, np.ndarray]:
+    """The literal of every candidate ((n * n, n), -1: none), and per literal (true) the number of
+    implications on the shortest way to every literal (-1: not implied) and the same reach as
+    bitsets; the number of literals, their cells and digits."""
     state = (board.geometry, board.values.tobytes(), board.cand.tobytes())
     if _last[0] == state:
         return _last[1]  # type: ignore[return-value]
     imp = implication_graph(board)
     size = imp.size
-    dist = shortest_path(imp.graph, method="D", unweighted=True, indices=np.arange(size))
-    index = {(int(c), int(d)): v for v, (c, d) in enumerate(zip(imp.cells, imp.digits, strict=True))}
-    found = index, np.atleast_2d(dist), size, imp.cells, imp.digits
+    dist, reach = _distances(imp.indptr, imp.indices, size)
+    literal = np.full(board.cand.shape, -1, dtype=np.int64)
+    literal[imp.cells, imp.digits] = np.arange(size)
+    found = literal, dist, reach, size, imp.cells, imp.digits
     _last[0], _last[1] = state, found
     return found
 
 
-def _may_conclude(dist: np.ndarray, size: int, groups: np.ndarray) -> np.ndarray:
-    """Per group of branch literals (rows of ``groups``, -1 padded): whether two or more of them are
-    not contradictory and those imply some literal besides themselves.  One array pass over all
-    the groups of a rule, before ``_conclude`` builds the steps of the few that may conclude."""
-    reach = np.isfinite(dist)
-    contradictory = reach[np.arange(size), np.arange(size) + size]
-    # a contradictory branch implies everything: it drops out (a row of True), as padding does
-    rows = np.vstack([reach, np.ones((1, 2 * size), dtype=bool)])
-    rows[:size][contradictory] = True
-    index = np.where(groups >= 0, groups, size)
-    live = (groups >= 0) & ~contradictory[np.minimum(index, size - 1)]
-    common = rows[index].all(axis=-2)
-    # the branches reach themselves: a conclusion is a common literal that is not a live branch
-    at_branches = np.take_along_axis(common, np.minimum(index, size - 1), axis=-1) & live
-    return (live.sum(axis=-1) >= 2) & (common.sum(axis=-1) > at_branches.sum(axis=-1))
+def _first_lightest(nodes: np.ndarray, base: float) -> int:
+    """The first group of the least weight among those that conclude (``nodes`` >= 0), or -1."""
+    best, weight = -1, 0.0
+    for row in np.flatnonzero(nodes >= 0).tolist():
+        w = forcing_weight(base, int(nodes[row]))
+        if best < 0 or w < weight:
+            best, weight = row, w
+            if w == base:
+                break  # nothing is lighter: the first of this weight is the step
+    return best
 
 
 def forcing_weight(base: float, nodes: int) -> float:
@@ -95,17 +175,17 @@ def _conclude(
 ) -> Step | None:  # fmt: skip
     """The step of what every branch implies through the shortest chains (contradictory branches
     left out), weighed by their candidates: only the conclusions of the least weight; or None."""
-    live = [v for v in branches if not np.isfinite(dist[v, v + size])]
+    live = [v for v in branches if dist[v, v + size] < 0]
     if len(live) < 2:
         return None
     rows = dist[live]
-    common = np.isfinite(rows).all(axis=0)
+    common = np.asarray((rows >= 0).all(axis=0))
     common[live] = False  # a branch implies itself
     targets = np.flatnonzero(common)
     if not len(targets):
         return None
     # a chain of k implications has k + 1 candidates; the step's are those of all its chains
-    nodes = (rows[:, targets] + 1).sum(axis=0).astype(np.int64)
+    nodes = (rows[:, targets].astype(np.int64) + 1).sum(axis=0)
     weight = forcing_weight(base, int(nodes.min()))
     chosen = targets[[forcing_weight(base, int(k)) == weight for k in nodes]]
     placed = chosen[chosen < size]
@@ -132,41 +212,26 @@ def _conclude(
     )
 
 
-def _lighter(best: Step | None, step: Step | None) -> Step | None:
-    """The lighter of two steps (the first on a tie)."""
-    if step is None:
-        return best
-    if best is None or (step.weight or 0.0) < (best.weight or 0.0):
-        return step
-    return best
-
-
 def cell_forcing_chains(board: Board) -> Step | None:
     """The lightest step (the first open cell in order on a tie) of a cell whose every candidate
     implies a common conclusion."""
     if board.n > FORCING_MAX_SIDE:
         return None
-    index, dist, size, cells, digits = _implied(board)
+    literal, dist, reach, size, cells, digits = _implied(board)
     if size == 0:
         return None
-    best: Step | None = None
     open_cells = np.flatnonzero(board.values == 0)
-    groups = np.full((len(open_cells), board.n), -1, dtype=np.int64)
-    for row, cell in enumerate(open_cells):
-        for k, d in enumerate(np.flatnonzero(board.cand[cell])):
-            groups[row, k] = index[(int(cell), int(d))]
-    for at in np.flatnonzero(_may_conclude(dist, size, groups)):
-        c = int(open_cells[at])
-        branches = [int(v) for v in groups[at] if v >= 0]
-        held = ",".join(str(digits[v] + 1) for v in branches)
-        what = f"{board.geometry.cell_name(c)} holds one of {held}"
-        step = _conclude(
-            "cell-forcing-chains", board, branches, dist, size, cells, digits, what, (), (c,), CELL_BASE
-        )
-        best = _lighter(best, step)
-        if best is not None and best.weight == CELL_BASE:
-            return best  # nothing is lighter: the first of this weight is the step
-    return best
+    groups = literal[open_cells]  # per open cell, its candidates' literals in digit order (-1: none)
+    at = _first_lightest(_least_nodes(dist, reach, groups), CELL_BASE)
+    if at < 0:
+        return None
+    c = int(open_cells[at])
+    branches = [int(v) for v in groups[at] if v >= 0]
+    held = ",".join(str(digits[v] + 1) for v in branches)
+    what = f"{board.geometry.cell_name(c)} holds one of {held}"
+    return _conclude(
+        "cell-forcing-chains", board, branches, dist, size, cells, digits, what, (), (c,), CELL_BASE
+    )
 
 
 def region_forcing_chains(board: Board) -> Step | None:
@@ -174,32 +239,24 @@ def region_forcing_chains(board: Board) -> Step | None:
     every place implies a common conclusion."""
     if board.n > FORCING_MAX_SIDE:
         return None
-    index, dist, size, cells, digits = _implied(board)
+    literal, dist, reach, size, cells, digits = _implied(board)
     if size == 0:
         return None
     units = board.tables.units
     n = board.n
-    literal = np.full((n * n, n), -1, dtype=np.int64)
-    for (c, d), v in index.items():
-        literal[c, d] = v
     # per unit and digit, the literals of its places (-1: not a place), in the units' cell order
     places = literal[units].transpose(0, 2, 1)  # (units, digits, cells of the unit)
-    groups = np.sort(places, axis=-1)[:, :, ::-1]  # places first, the -1 padding after
-    hits = _may_conclude(dist, size, groups.reshape(-1, n)).reshape(units.shape[0], n)
-    hits &= ~(board.values[units][:, :, None] == np.arange(1, n + 1)).any(axis=1)  # digit placed there
-    best: Step | None = None
-    for u, d in zip(*np.nonzero(hits), strict=True):
-        where = [int(c) for c in units[u] if literal[c, d] >= 0]
-        branches = [int(literal[c, d]) for c in where]
-        what = f"digit {d + 1} goes in one of {' '.join(board.geometry.cell_name(c) for c in where)}"
-        rule = "region-forcing-chains"
-        step = _conclude(
-            rule, board, branches, dist, size, cells, digits, what, (int(u),), tuple(where), REGION_BASE
-        )
-        best = _lighter(best, step)
-        if best is not None and best.weight == REGION_BASE:
-            return best  # nothing is lighter: the first of this weight is the step
-    return best
+    nodes = _least_nodes(dist, reach, np.ascontiguousarray(places.reshape(-1, n))).reshape(units.shape[0], n)
+    nodes[(board.values[units][:, :, None] == np.arange(1, n + 1)).any(axis=1)] = -1  # digit placed there
+    at = _first_lightest(nodes.reshape(-1), REGION_BASE)
+    if at < 0:
+        return None
+    u, d = divmod(at, n)
+    where = [int(c) for c in units[u] if literal[c, d] >= 0]
+    branches = [int(literal[c, d]) for c in where]
+    what = f"digit {d + 1} goes in one of {' '.join(board.geometry.cell_name(c) for c in where)}"
+    rule = "region-forcing-chains"
+    return _conclude(rule, board, branches, dist, size, cells, digits, what, (u,), tuple(where), REGION_BASE)
 
 
 RULES: tuple[Rule, ...] = (

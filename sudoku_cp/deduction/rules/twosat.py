@@ -13,7 +13,7 @@ graph a literal that implies its own negation is false: x[c, d] -> ... -> not x[
 d from c, and not x[c, d] -> ... -> x[c, d] places it.  A variable whose two literals share a
 strongly connected component makes the clauses unsatisfiable: the puzzle has no solution.
 
-Strong components come from scipy (``graphs.csr_strong_components``); which literals reach
+Strong components come from ``graphs.csr_strong_components``; which literals reach
 their negation is decided for all literals at once by bitset reachability over the condensation
 (compiled, in chunks of target components so big grids stay within memory).  A step shows one
 literal with its shortest chain (a compiled breadth-first search, the one ``breadth_first_order`` makes).
@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 import numba
 import numpy as np
-from scipy.sparse import csr_matrix
 
 from ...errors import SudokuCpError
 from ...graphs import canonical_csr, csr_strong_components
@@ -67,13 +66,16 @@ class Implications:
     """The implication graph of a board.
 
     Literal ``v`` (0 <= v < size) is x[cells[v], digits[v]], literal ``v + size`` its negation;
-    ``graph`` is the (2 size, 2 size) CSR adjacency of the implications; ``n`` the grid side.
+    ``indptr`` and ``indices`` are the canonical CSR arrays (int64) of the implications over the
+    2 size literals (the compiled searches read them as they are: no sparse matrix is built);
+    ``n`` the grid side.
     """
 
     n: int
     cells: np.ndarray
     digits: np.ndarray
-    graph: csr_matrix
+    indptr: np.ndarray
+    indices: np.ndarray
 
     @property
     def size(self) -> int:
@@ -96,13 +98,7 @@ def implication_graph(board: Board) -> Implications:
     """The literals and implications of the bilocal, bivalue and at-most-one 2-clauses."""
     t = board.tables
     cells, digits, indptr, indices = _implications(board.cand, board.values, t.units, t.peers)
-    total = 2 * len(cells)
-    # 32-bit indices are what scipy's searches take: no conversion inside each call
-    index = np.int32 if len(indices) < 2**31 - 1 else np.int64
-    graph = csr_matrix(
-        (np.ones(len(indices)), indices.astype(index), indptr.astype(index)), shape=(total, total)
-    )
-    return Implications(board.n, cells, digits, graph)
+    return Implications(board.n, cells, digits, indptr, indices)
 
 
 @numba.njit(cache=True)
@@ -320,15 +316,12 @@ def failed_literals(board: Board) -> tuple[Implications, np.ndarray]:
     size = imp.size
     if size == 0:
         return imp, np.zeros(0, dtype=bool)
-    components, labels = csr_strong_components(imp.graph.indptr, imp.graph.indices)
+    components, labels = csr_strong_components(imp.indptr, imp.indices)
     both = np.flatnonzero(labels[:size] == labels[size:])
     if both.size:
         v = int(both[0])
         raise Contradiction(f"the 2-SAT implications force both {imp.name(v)} and {imp.name(v + size)}")
-    graph = imp.graph
-    failed = _reaches_negation(
-        graph.indptr.astype(np.int64), graph.indices.astype(np.int64), labels, components, _BITSET_WORDS
-    )
+    failed = _reaches_negation(imp.indptr, imp.indices, labels, components, _BITSET_WORDS)
     return imp, failed
 
 
@@ -338,13 +331,12 @@ def two_sat(board: Board) -> Step | None:
     when the implications are unsatisfiable."""
     imp, failed = failed_literals(board)
     size = imp.size
-    graph = imp.graph
     literals = np.flatnonzero(failed)
     if literals.size == 0:
         return None
     # Compare the first literals in (cell, digit) order, elimination before placement.
     literals = literals[np.lexsort((literals >= size, literals % size))][:_CHAINS_COMPARED]
-    best = _shortest_chain(graph.indptr, graph.indices, literals.astype(np.int64), size).tolist()
+    best = _shortest_chain(imp.indptr, imp.indices, literals.astype(np.int64), size).tolist()
     # every literal compared reaches its negation (_reaches_negation), so a chain exists
     if not best or best[-1] != (best[0] + size) % (2 * size):
         raise ImplicationChainError(

@@ -8,6 +8,7 @@ from conftest import DATA, read_lines
 
 from sudoku_cp.api import solve
 from sudoku_cp.checker import solution_problem
+from sudoku_cp.deduction import engine
 from sudoku_cp.deduction.board import Board
 from sudoku_cp.deduction.engine import Deduction, RuleBug, deduce
 from sudoku_cp.deduction.rules import RULES, Rule, select_rules
@@ -176,3 +177,50 @@ def test_time_limit_is_seconds_or_a_deadline() -> None:
     assert deduce(SOLVED_BY_SINGLES, time_limit=Deadline(None), record=False).status is Status.SOLVED
     with pytest.raises(ValueError, match="time limit"):
         deduce(SOLVED_BY_SINGLES, time_limit=-1.0)
+
+
+@pytest.mark.parametrize("line", [3, 4])
+def test_the_compiled_recording_takes_the_steps_found_one_at_a_time(line: int) -> None:
+    """Recording, the local rules' steps come from the compiled fixed point's log; with ``check``
+    every step is found by its finder, checked and proved one at a time: the same steps, weights
+    and rating."""
+    puzzle = parse_grid(read_lines(DATA / "norvig_top95.txt")[line])
+    g = puzzle.geometry
+    recorded = deduce(puzzle)
+    checked = deduce(puzzle, check=True)
+    assert [step.to_json(g) for step in recorded.steps] == [step.to_json(g) for step in checked.steps]
+    assert (recorded.weight, recorded.hardest, recorded.hardest_index) == (
+        checked.weight,
+        checked.hardest,
+        checked.hardest_index,
+    )
+    _same(recorded, checked)
+    assert len({step.rule for step in recorded.steps}) > 3
+
+
+@pytest.mark.parametrize("record", [True, False])
+def test_the_step_limit_holds_inside_the_compiled_fixed_point(record: bool) -> None:
+    for limit in (1, 5, 64, 65):
+        result = deduce(SOLVED_BY_SINGLES, max_steps=limit, record=record)
+        assert result.status is Status.UNKNOWN and result.step_count == limit
+        assert len(result.steps) == (limit if record else 0)
+
+
+@pytest.mark.parametrize("record", [True, False])
+def test_a_compiled_record_that_names_a_non_candidate_is_a_bug(
+    record: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The compiled fixed point refuses a record that its step check fails (``BAD_RECORD``); the
+    engine names the rule and what is wrong, as for a rule written in Python."""
+    given = int(np.flatnonzero(SOLVED_BY_SINGLES.values.reshape(-1))[0])
+
+    def broken(*args: object) -> int:
+        rec, info = args[7], args[11]
+        assert isinstance(rec, np.ndarray) and isinstance(info, np.ndarray)
+        rec[0] = (1, given, 0)
+        info[:] = (0, 0, 1, 1)  # naked-single's record, one row
+        return engine.BAD_RECORD
+
+    monkeypatch.setattr(engine, "run_local", broken)
+    with pytest.raises(RuleBug, match="rule naked-single named a candidate that is not open"):
+        deduce(SOLVED_BY_SINGLES, record=record)

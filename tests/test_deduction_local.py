@@ -16,8 +16,14 @@ import pytest
 
 from sudoku_cp.deduction.board import Board, apply_record, contradiction, tables
 from sudoku_cp.deduction.rules.base import local_finder
-from sudoku_cp.deduction.rules.local import LOCAL_RULES, find_local, run_local
-from sudoku_cp.deduction.step import Step
+from sudoku_cp.deduction.rules.local import (
+    LOCAL_RULES,
+    MARK_COLUMNS,
+    _bad_record,
+    find_local,
+    run_local,
+)
+from sudoku_cp.deduction.step import Step, step_from_record, steps_from_log
 from sudoku_cp.geometry import Geometry, geometry_for_size
 from sudoku_cp.grid import Grid
 from sudoku_cp.random_grids import random_solution
@@ -424,26 +430,63 @@ def test_mask_rules_report_nothing_above_64_but_singles_and_locked_still_work() 
 # ---------------------------------------------------------------- the fast path
 
 
-def _one_at_a_time(board: Board, enabled: np.ndarray, limit: int) -> tuple[int, np.ndarray]:
-    """``run_local`` spelled out: each enabled finder in order, apply, full contradiction scan."""
+def _one_at_a_time(board: Board, enabled: np.ndarray, limit: int) -> tuple[int, np.ndarray, list[Step]]:
+    """``run_local`` spelled out: each enabled finder in order, apply, full contradiction scan;
+    the outcome, the steps per rule and the steps (as ``find_local``'s records make them)."""
     t = board.tables
     rec = np.empty((board.cand.size + board.cand.shape[0] + 4 * board.n, 3), dtype=np.int64)
     counts = np.zeros(len(LOCAL_RULES), np.int64)
+    steps: list[Step] = []
     while True:
         if board.solved:
-            return 1, counts
+            return 1, counts, steps
         if counts.sum() >= limit:
-            return 2, counts
+            return 2, counts, steps
         for r in np.flatnonzero(enabled).tolist():
             k = find_local(r, board.cand, board.values, t.units, t.cell_units, t.peers, rec)
             if k:
+                steps.append(step_from_record(LOCAL_RULES[r], rec, k))
                 apply_record(board.cand, board.values, t.peers, rec, k)
                 counts[r] += 1
                 if contradiction(board.cand, board.values, t.units)[0]:
-                    return -1, counts
+                    return -1, counts, steps
                 break
         else:
-            return 0, counts
+            return 0, counts, steps
+
+
+def _unlogged() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The log, marks and info of a ``run_local`` call that records nothing."""
+    return np.empty((0, 3), np.int64), np.empty((0, MARK_COLUMNS), np.int64), np.zeros(4, np.int64)
+
+
+def _logged(board: Board, enabled: np.ndarray, limit: int, marks: int) -> tuple[int, np.ndarray, list[Step]]:
+    """``run_local`` recording, called again while a slice ends with the log (as small as a record
+    allows) or its ``marks`` full, as the engine does: outcome, steps per rule, steps."""
+    t = board.tables
+    rec = np.empty((board.cand.size + board.cand.shape[0] + 4 * board.n, 3), dtype=np.int64)
+    log = np.empty((len(rec), 3), np.int64)
+    mark_rows = np.empty((marks, MARK_COLUMNS), np.int64)
+    info = np.zeros(4, np.int64)
+    counts = np.zeros(len(LOCAL_RULES), np.int64)
+    names = {r: (name, float(r)) for r, name in enumerate(LOCAL_RULES)}
+    steps: list[Step] = []
+    while True:
+        done = run_local(
+            board.cand, board.values, t.units, t.cell_units, t.peers, enabled, counts, rec,
+            limit - len(steps), log, mark_rows, info,
+        )  # fmt: skip
+        logged = steps_from_log(log, mark_rows, int(info[0]), int(info[1]), names)
+        assert all(step.weight == LOCAL_RULES.index(step.rule) for step in logged)
+        steps += logged
+        if done != 2 or len(steps) >= limit:
+            return done, counts, steps
+
+
+def _step_rows(steps: list[Step]) -> list[tuple[object, ...]]:
+    return [
+        (s.rule, s.placements.tolist(), s.eliminations.tolist(), s.cells, s.units, s.digits) for s in steps
+    ]
 
 
 @pytest.mark.parametrize("box_shape", [(3, 3), (2, 3), (3, 4)])
@@ -472,12 +515,19 @@ def test_run_local_takes_the_steps_of_the_finders_one_at_a_time(box_shape: tuple
         enabled[0] = 1
         limit = int(rng.integers(5, 200))
         fast = board.copy()
+        recorded = board.copy()
         counts = np.zeros(len(LOCAL_RULES), np.int64)
         rec = np.empty((board.cand.size + board.cand.shape[0] + 4 * n, 3), dtype=np.int64)
-        done = run_local(fast.cand, fast.values, t.units, t.cell_units, t.peers, enabled, counts, rec, limit)
-        expected, expected_counts = _one_at_a_time(board, enabled, limit)
+        done = run_local(
+            fast.cand, fast.values, t.units, t.cell_units, t.peers, enabled, counts, rec, limit, *_unlogged()
+        )
+        logged, logged_counts, logged_steps = _logged(recorded, enabled, limit, 1 + trial % 5)
+        expected, expected_counts, expected_steps = _one_at_a_time(board, enabled, limit)
         assert (done, counts.tolist()) == (expected, expected_counts.tolist()), trial
-        assert np.array_equal(fast.cand, board.cand) and np.array_equal(fast.values, board.values)
+        assert (logged, logged_counts.tolist()) == (expected, expected_counts.tolist()), trial
+        assert _step_rows(logged_steps) == _step_rows(expected_steps), trial
+        for other in (fast, recorded):
+            assert np.array_equal(other.cand, board.cand) and np.array_equal(other.values, board.values)
         outcomes.add(done)
     assert -1 in outcomes and len(outcomes) >= 3
 
@@ -516,3 +566,20 @@ def test_the_contradiction_scan_finds_the_first_contradiction(box_shape: tuple[i
         assert contradiction(board.cand, board.values, board.tables.units) == expected
         kinds.add(expected[0])
     assert kinds == {0, 1, 2, 3}
+
+
+def test_a_record_that_names_no_open_candidate_is_refused_before_it_is_applied() -> None:
+    """The compiled step check (the engine's ``RuleBug``): nothing changed, a placed cell, a
+    removed candidate, a cell or digit out of range; a sound record passes."""
+    g = geometry_for_size(4, (2, 2))
+    board = Board.from_grid(Grid(g, np.array([1] + [0] * 15, dtype=np.int16)))
+
+    def bad(*rows: tuple[int, int, int]) -> bool:
+        rec = np.array(rows, dtype=np.int64).reshape(-1, 3)
+        return bool(_bad_record(board.cand, board.values, rec, len(rec)))
+
+    assert not bad((0, 5, 1), (2, 5, 0)) and not bad((1, 5, 1), (1, 6, 2))
+    assert bad((2, 5, 0), (3, 0, 0))  # a pattern without a placement or an elimination
+    assert bad((1, 0, 0))  # the given's own cell
+    assert bad((1, 5, 1), (1, 1, 0))  # digit 1 left R1C2 with the given
+    assert bad((0, 16, 0)) and bad((1, -1, 0)) and bad((1, 5, 4)) and bad((0, 5, -1))

@@ -11,13 +11,16 @@ solve (``Deduction.weight``, ``Deduction.hardest``): ``rate`` and ``explain`` re
 same steps.
 
 Two modes take the same steps: ``record=True`` keeps every ``Step`` with its weight (explain);
-``record=False`` only counts steps per rule and runs the compiled local rules lighter than every
-other chosen rule to a fixed point inside one call (rate), dropping to Python for the rest.
+``record=False`` only counts steps per rule (rate).  Both run the compiled local rules lighter
+than every other chosen rule to a fixed point inside one call, dropping to Python for the rest;
+recording, that call also logs each step it takes, and the steps are built from the log.  With
+``check`` every step is found, checked and proved one at a time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -29,14 +32,21 @@ from ..outcome import REASON_TIME_LIMIT, Status
 from .board import Board, Contradiction
 from .proof import StepProof, StepProver
 from .rules import Rule, select_rules
-from .rules.local import LOCAL_RULES, run_local
-from .step import Step
+from .rules.local import BAD_RECORD, LOCAL_RULES, MARK_COLUMNS, run_local
+from .step import Step, step_from_record, steps_from_log
 
 __all__ = ["Deduction", "RuleBug", "deduce"]
 
 
 class RuleBug(SudokuCpError, RuntimeError):
     """A rule returned a step that changes nothing or removes what is not a candidate."""
+
+
+#: Steps of the compiled local rules between two looks at the clock.
+_SLICE = 64
+#: Recording: steps and log rows one compiled call may record (a 9x9 step takes 3-20 rows).
+_LOGGED = _SLICE
+_LOG_ROWS = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,13 +221,19 @@ def deduce(
     t = board.tables
     rec = np.empty((board.cand.size + board.cand.shape[0] + 4 * grid.n, 3), dtype=np.int64)
     local_counts = np.zeros(len(LOCAL_RULES), dtype=np.int64)
-    fast = not record and bool(local) and not check
+    fast = bool(local) and not check
+    # Recording, the compiled call logs its steps (at most _LOGGED a call, their rows in ``log``);
+    # the step counts are then kept per step in ``counts``, and ``local_counts`` is scratch.
+    log = np.empty((max(_LOG_ROWS, len(rec)) if fast and record else 0, 3), dtype=np.int64)
+    marks = np.empty((_LOGGED if fast and record else 0, MARK_COLUMNS), dtype=np.int64)
+    info = np.zeros(4, dtype=np.int64)
+    local_names = {rule.local_id: (rule.name, rule.weight) for rule in local}
     names = {rule.name for rule in chosen}
     covered = frozenset(rule.name for rule in chosen if rule.subsumed_by and set(rule.subsumed_by) <= names)
     prover: StepProver | None = None
     # the heaviest step so far: its weight, rule and index in ``steps`` (when recorded)
     heaviest, hardest, hardest_index = 0.0, None, None
-    taken = 0  # the steps in ``counts`` (the local ones of the fast mode are in ``local_counts``)
+    taken = 0  # the steps in ``counts`` (the local ones of rate's fast mode are in ``local_counts``)
     # The rules whose steps were applied: one of them is unsound if the puzzle has a solution.
     suspects: set[str] = set()
 
@@ -236,16 +252,45 @@ def deduce(
             deadline.check("deduction")
             if board.values.all():  # solved (Board.solved, without its np.all wrapper: once a step)
                 return finish(Status.SOLVED)
-            if taken + int(local_counts.sum()) >= limit:
+            left = limit - taken - int(local_counts.sum())
+            if left <= 0:
                 return finish(Status.UNKNOWN, f"the step limit ({limit}) was reached")
             if fast:
                 done = run_local(
-                    board.cand, board.values, t.units, t.cell_units, t.peers, enabled, local_counts, rec, 64
+                    board.cand,
+                    board.values,
+                    t.units,
+                    t.cell_units,
+                    t.peers,
+                    enabled,
+                    local_counts,
+                    rec,
+                    min(_SLICE, left),
+                    log,
+                    marks,
+                    info,
                 )
+                if record:
+                    local_counts[:] = 0  # counted per step below
+                    for step in steps_from_log(log, marks, int(info[0]), int(info[1]), local_names):
+                        suspects.add(step.rule)
+                        counts[step.rule] += 1
+                        taken += 1
+                        if step.weight is not None and step.weight > heaviest:
+                            heaviest, hardest, hardest_index = step.weight, step.rule, len(steps)
+                        steps.append(step)
+                if done == BAD_RECORD:  # not applied: the same check in Python names what is wrong
+                    rule = by_id[int(info[2])]
+                    bad = step_from_record(rule.name, rec, int(info[3]))
+                    with suppress(IndexError):  # a cell or digit out of range: the message below
+                        _check_step(board, rule, bad)
+                    pairs = f"placements {bad.placements.tolist()}, eliminations {bad.eliminations.tolist()}"
+                    raise RuleBug(f"rule {rule.name} named a candidate out of range: {pairs}")
                 if done == 1:
                     return finish(Status.SOLVED)
                 if done == -1:
-                    suspects.update(rule.name for rule in local)
+                    if not record:  # recording, the rules of the steps taken are named already
+                        suspects.update(rule.name for rule in local)
                     board.check()
                 if done == 2:
                     continue  # a budget slice spent: look at the clock, then go on

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..geometry import Geometry
 
-__all__ = ["Link", "Step", "step_from_record"]
+__all__ = ["Link", "Step", "step_from_record", "steps_from_log"]
 
 #: A chain or cycle edge: (cell a, cell b, digit, graph) where graph names the graph it lies on
 #: ("bilocation": a and b are the only places of the digit in a unit; "bivalue": a and b both
@@ -54,7 +54,9 @@ class Step:
         n = geometry.n
 
         def triples(pairs: np.ndarray) -> list[list[int]]:
-            return [[int(c) // n + 1, int(c) % n + 1, int(d) + 1] for c, d in pairs]
+            # tolist: Python ints at once, not a numpy scalar per number (a step's JSON is made
+            # for each of the 60 steps of every explained puzzle)
+            return [[c // n + 1, c % n + 1, d + 1] for c, d in pairs.tolist()]
 
         out: dict[str, object] = {
             "rule": self.rule,
@@ -124,3 +126,31 @@ def step_from_record(rule: str, rec: np.ndarray, count: int, note: str = "") -> 
         tuple(int(x) for x in rows[kind == 4, 1]),
         note=note,
     )
+
+
+def steps_from_log(
+    log: np.ndarray, marks: np.ndarray, count: int, used: int, names: dict[int, tuple[str, float]]
+) -> list[Step]:
+    """The steps ``rules.local.run_local`` recorded: ``count`` rows of ``marks`` over the first
+    ``used`` rows of ``log`` (each step's rows grouped by kind: placements, eliminations, cells,
+    units, digits), each with its rule's name and weight (``names`` by kernel id).
+
+    The same steps as ``step_from_record`` of each record with the rule's weight set, built from
+    one copy of the log: a step's placements and eliminations are slices of it."""
+    pairs = log[:used, 1:].copy()  # the log is reused by the next call; the steps keep this copy
+    first = log[:used, 1].tolist()
+    steps = []
+    for rule, at_place, at_elim, at_cell, at_unit, at_digit, end in marks[:count].tolist():
+        name, weight = names[rule]
+        steps.append(
+            Step(
+                name,
+                pairs[at_place:at_elim],
+                pairs[at_elim:at_cell],
+                tuple(first[at_cell:at_unit]),
+                tuple(first[at_unit:at_digit]),
+                tuple(first[at_digit:end]),
+                weight=weight,
+            )
+        )
+    return steps

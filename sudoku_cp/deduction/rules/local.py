@@ -4,8 +4,9 @@ Each finder scans the board in a fixed order and writes the first instance it fi
 step record (rows ``(kind, a, b)``: 0 placement (cell, digit), 1 elimination (cell, digit),
 2 pattern cell, 3 unit, 4 digit), returning the number of rows (0 = the rule does not apply).
 ``run_local`` applies the enabled finders, simplest first, to a fixed point inside one compiled
-call: the fast path of ``rate``.  ``explain`` calls the same finders one step at a time, so both
-take the same steps.
+call, for ``rate`` and ``explain`` alike (``explain`` has it log each step it takes); ``find_local``
+runs one finder once (a rule's ``find``: ``explain --check`` and the tests), and both take the
+same steps.
 
 The subset, fish and wing finders use 64-bit masks over the digits or positions of a unit, so
 they apply to grids up to 64 x 64; on larger grids they report nothing (singles and locked
@@ -24,7 +25,17 @@ from ...limits import watch_compilation
 
 watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
-__all__ = ["LOCAL_RULES", "LOCAL_TABLE", "MASK_SIDE", "LocalRule", "find_local", "masks", "run_local"]
+__all__ = [
+    "BAD_RECORD",
+    "LOCAL_RULES",
+    "LOCAL_TABLE",
+    "MARK_COLUMNS",
+    "MASK_SIDE",
+    "LocalRule",
+    "find_local",
+    "masks",
+    "run_local",
+]
 
 #: The finders the compiled dispatch knows (``find_local``); a rule is one of them at a size.
 HIDDEN_SINGLE, NAKED_SINGLE, POINTING, CLAIMING, NAKED_SUBSET, FISH, HIDDEN_SUBSET, XY_WING = range(8)
@@ -833,6 +844,48 @@ def _single_tallied(
     return 0
 
 
+#: ``run_local``'s answers besides 1 solved, 0 stuck, -1 contradiction, 2 budget spent: a finder's
+#: record that names no open candidate (``info[2]`` its rule, ``rec[:info[3]]`` the record).
+BAD_RECORD = -2
+#: Columns of a ``run_local`` mark (one recorded step): its rule, then where its rows of each kind
+#: begin in the log (placements, eliminations, cells, units, digits) and where the step ends.
+MARK_COLUMNS = 7
+
+
+@numba.njit(cache=True)
+def _bad_record(cand: np.ndarray, values: np.ndarray, rec: np.ndarray, k: int) -> bool:
+    """True when a finder's record changes nothing or names a placement or elimination outside
+    the open candidates (a cell or digit out of range, a placed cell, a removed candidate): the
+    engine's step check (``RuleBug``), before the record is applied."""
+    n = cand.shape[1]
+    progress = 0
+    for i in range(k):
+        kind = rec[i, 0]
+        if kind == PLACE or kind == ELIM:  # noqa: SIM109 - plain comparisons compile in numba
+            c, d = rec[i, 1], rec[i, 2]
+            if c < 0 or c >= cand.shape[0] or d < 0 or d >= n or values[c] != 0 or not cand[c, d]:
+                return True
+            progress += 1
+    return progress == 0
+
+
+@numba.njit(cache=True)
+def _log_record(rec: np.ndarray, k: int, log: np.ndarray, used: int, mark: np.ndarray, rule: int) -> int:
+    """Copy a record into the log from row ``used``, its rows grouped by kind (each kind's rows in
+    the record's order), and fill its ``mark``; returns the rows used after it."""
+    mark[0] = rule
+    for kind in range(5):
+        mark[1 + kind] = used
+        for i in range(k):
+            if rec[i, 0] == kind:
+                log[used, 0] = kind
+                log[used, 1] = rec[i, 1]
+                log[used, 2] = rec[i, 2]
+                used += 1
+    mark[6] = used
+    return used
+
+
 @numba.njit(cache=True)
 def run_local(
     cand: np.ndarray,
@@ -844,9 +897,20 @@ def run_local(
     counts: np.ndarray,
     rec: np.ndarray,
     max_steps: int,
+    log: np.ndarray,
+    marks: np.ndarray,
+    info: np.ndarray,
 ) -> int:
     """Apply the enabled local rules, simplest first, until none applies: 1 solved, 0 stuck,
-    -1 contradiction, 2 step budget spent.  ``counts[r]`` gains one per step of rule r.
+    -1 contradiction, 2 step budget spent, ``BAD_RECORD`` a finder's record that changes nothing
+    or names what is not an open candidate (not applied).  ``counts[r]`` gains one per step of
+    rule r.
+
+    With a ``log`` of rows (a ``log`` of 0 rows records nothing), every step applied is recorded
+    there as explain shows it: its rows grouped by kind, and a row of ``marks`` (``MARK_COLUMNS``)
+    saying where; the budget also ends when ``marks`` is full or a record does not fit in the log
+    (that step is found again on the next call).  ``info[0]``: steps recorded, ``info[1]``: log
+    rows used, ``info[2]`` and ``info[3]``: the rule and rows of a bad record.
 
     The singles and the contradiction check read tallies kept up to date step by step (room per
     unit and digit, candidates per cell) instead of scanning the board each time: the same steps
@@ -863,11 +927,14 @@ def run_local(
     inside = np.zeros((0, 0), np.uint64)  # made when pointing or claiming first runs
     alarm = np.zeros(2, np.int64)
     dirty = _contradicted(room, placed, left, values)  # then every step gets the full check
+    recording = log.shape[0] > 0
+    info[:] = 0
+    used = 0
     steps = 0
     while True:
         if opened == 0:
             return 1
-        if steps >= max_steps:
+        if steps >= max_steps or (recording and steps >= marks.shape[0]):
             return 2
         fired = False
         masked = False  # the masks of this board state, made when a finder first needs them
@@ -893,6 +960,16 @@ def run_local(
                         r, cand, values, units, cell_units, peers, rec, cell_mask, places, placed_digits
                     )
             if k:
+                if _bad_record(cand, values, rec, k):
+                    info[2] = r
+                    info[3] = k
+                    return BAD_RECORD
+                if recording:
+                    if used + k > log.shape[0]:
+                        return 2  # the log is full: this step is found again on the next call
+                    used = _log_record(rec, k, log, used, marks[steps], r)
+                    info[0] = steps + 1
+                    info[1] = used
                 alarm[:] = 0
                 opened = _apply_tallied(
                     cand, values, cell_units, peers, rec, k, room, placed, left, opened, alarm

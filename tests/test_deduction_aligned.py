@@ -14,7 +14,7 @@ from test_deduction_matching import assert_sound, open_board, random_board
 from sudoku_cp.deduction.board import Board
 from sudoku_cp.deduction.engine import deduce
 from sudoku_cp.deduction.rate import rate
-from sudoku_cp.deduction.rules import RULES, select_rules
+from sudoku_cp.deduction.rules import RULES, aligned, select_rules
 from sudoku_cp.deduction.rules.aligned import aligned_exclusion
 from sudoku_cp.formats import parse_grid
 from sudoku_cp.geometry import Geometry
@@ -174,3 +174,82 @@ def test_aligned_triplet_is_the_hardest_step_where_explainer_says_so(line: str) 
     assert deduction.hardest == "aligned-triplet-exclusion"
     assert deduction.weight == 7.5
     assert rate(grid).rating == 7.5
+
+
+def _narrowed(board: Board, rng: np.random.Generator) -> bool:
+    """Remove one candidate from a random open cell of three or more (False: there is none)."""
+    wide = [c for c in range(board.n * board.n) if board.values[c] == 0 and board.cand[c].sum() >= 3]
+    if not wide:
+        return False
+    cell = int(rng.choice(wide))
+    board.cand[cell, int(rng.choice(np.flatnonzero(board.cand[cell])))] = 0
+    return True
+
+
+@pytest.mark.parametrize(
+    ("geometry", "seed", "blank", "drop"),
+    [(G23, 0, 0.8, 0.1), (G24, 0, 0.8, 0.1), (G9, 0, 0.75, 0.2), (G9, 2, 0.75, 0.2), (G9, 1, 0.8, 0.1)],
+)
+def test_aligned_exclusion_after_a_barren_state_is_what_a_fresh_search_finds(
+    geometry: Geometry, seed: int, blank: float, drop: float
+) -> None:
+    """The search skips the bases that no change since the last barren state touched: along a
+    run of states narrowed one candidate at a time, each answer equals a search that remembers
+    nothing (the runs chosen have both barren states and finds)."""
+    rng = np.random.default_rng(seed)
+    board, _ = random_board(geometry, seed + 20, blank=blank, drop=drop)
+    found = barren = 0
+    for _ in range(40):
+        for degree in (2, 3):
+            step = aligned_exclusion(board, degree)
+            aligned._barren.clear()
+            fresh = aligned_exclusion(board, degree)
+            assert (step is None) == (fresh is None)
+            if step is not None and fresh is not None:
+                found += 1
+                assert step.eliminations.tolist() == fresh.eliminations.tolist()
+                assert step.cells == fresh.cells
+            else:
+                barren += 1
+            if step is None:
+                # the fresh search just remembered this state: a second look finds nothing again
+                assert aligned_exclusion(board, degree) is None
+        if not _narrowed(board, rng):
+            break
+    assert found and barren
+
+
+@pytest.mark.parametrize("degree", [2, 3])
+def test_aligned_exclusion_sees_a_change_among_the_excluding_cells_only(degree: int) -> None:
+    """Small positions (six open cells of the first box, the rest placed): a barren state, then
+    one candidate less.  The search after the barren state answers as a fresh one, including
+    where the cell that changed is none of the step's base cells (only a cell seeing them)."""
+    n = G9.n
+    rng = np.random.default_rng(degree)
+    box = [0, 1, 2, n, n + 1, n + 2]
+    outside = 0
+    for _ in range(400):
+        values = np.tile(np.arange(1, n + 1, dtype=np.int16), n)
+        cand = np.zeros((n * n, n), dtype=np.uint8)
+        for cell in box:
+            values[cell] = 0
+            cand[cell, rng.choice(5, size=int(rng.integers(2, 5)), replace=False)] = 1
+        board = Board(G9, values, cand)
+        aligned._barren.clear()
+        if aligned_exclusion(board, degree) is not None:
+            continue
+        wide = [c for c in box if board.cand[c].sum() >= 3]
+        if not wide:
+            continue
+        cell = int(rng.choice(wide))
+        board.cand[cell, int(rng.choice(np.flatnonzero(board.cand[cell])))] = 0
+        step = aligned_exclusion(board, degree)
+        aligned._barren.clear()
+        fresh = aligned_exclusion(board, degree)
+        assert (step is None) == (fresh is None)
+        if step is not None and fresh is not None:
+            assert step.eliminations.tolist() == fresh.eliminations.tolist()
+            assert step.cells == fresh.cells
+            removed = {int(c) for c in step.eliminations[:, 0]}
+            outside += cell not in step.cells[:degree] and bool(removed)
+    assert outside  # some step's base cells kept their candidates: only an excluding cell changed

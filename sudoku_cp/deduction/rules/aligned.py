@@ -30,6 +30,12 @@ _NONE = np.zeros((0, 2), dtype=np.int64)
 _NAMES = {2: "aligned-pair-exclusion", 3: "aligned-triplet-exclusion"}
 #: Sudoku Explainer's weights (aligned pair 6.2, aligned triplet 7.5).
 _WEIGHTS = {2: 6.2, 3: 7.5}
+#: Per box shape and degree, the candidate masks of the last state searched where no base removed
+#: anything: the engine searches successive states of one puzzle, and a base that none of the
+#: changes touches is not searched again.  Any such state will do (a fact about that state), so
+#: the entry is only ever replaced whole.
+_barren: dict[tuple[int, int, int], np.ndarray] = {}
+_UNKNOWN = np.zeros(0, np.int64)
 
 
 @numba.njit(cache=True, inline="always")
@@ -103,14 +109,21 @@ def _allowed_pair(
 
 @numba.njit(cache=True)
 def _aligned(
-    cand: np.ndarray, values: np.ndarray, sees: np.ndarray, degree: int, out: np.ndarray, used: np.ndarray
-) -> int:  # pragma: no cover - compiled
+    cand: np.ndarray, values: np.ndarray, sees: np.ndarray, degree: int, out: np.ndarray, used: np.ndarray,
+    before: np.ndarray, masks: np.ndarray,
+) -> int:  # fmt: skip  # pragma: no cover - compiled
     """The first base of ``degree`` cells (cell order) whose allowed combinations leave out some of
     its candidates: ``out[:3]`` the base cells, ``out[3:6]`` the digit mask each loses, ``used`` the
-    excluding cells (returned: how many); 0 when there is none."""
+    excluding cells (returned: how many); 0 when there is none.  ``masks`` receives each cell's
+    candidates as a bit mask (0: placed).
+
+    ``before``: the masks of a state where no base removed anything (empty: none known).  What a
+    base removes depends only on the masks of its cells and of the cells that see all of them (its
+    excluding cells), so a base whose cells and common peers all kept their masks still removes
+    nothing and is not tried: the first base that removes something is the same."""
     ncell, n = cand.shape
     words = sees.shape[1]
-    masks = np.zeros(ncell, np.int64)
+    masks[:] = 0
     nbase = 0
     exbits = np.zeros(words, np.uint64)
     basebits = np.zeros(words, np.uint64)  # the open cells of two digits or more
@@ -133,6 +146,18 @@ def _aligned(
                 exbits[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
     if nbase < degree:
         return 0
+    # the cells whose masks changed since ``before`` (all of them when nothing is known)
+    known = before.shape[0] == ncell
+    changed = np.zeros(words, np.uint64)
+    for c in range(ncell):
+        if not known or before[c] != masks[c]:
+            changed[c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+    if known:
+        unchanged = True
+        for t in range(words):
+            unchanged = unchanged and changed[t] == 0
+        if unchanged:
+            return 0
     near = np.zeros((ncell, words), np.uint64)  # the excluding cells each cell sees
     for c in range(ncell):
         for t in range(words):
@@ -143,6 +168,7 @@ def _aligned(
     first = np.empty(words, np.uint64)  # the excluding cells the first base cell sees
     nexts = np.empty(words, np.uint64)  # the cells that can be the second base cell
     thirds = np.empty(words, np.uint64)  # the cells that can be the third
+    nearby = np.empty(words, np.uint64)  # the changed cells that see both of a pair
     excl = np.empty(ncell, np.int64)
     keep = np.empty(3, np.int64)
     for a in range(ncell):
@@ -171,7 +197,15 @@ def _aligned(
                     shared = shared or common[u] != 0
                 if not shared:
                     continue
+                # changed cells among the pair's common peers; whether a pair cell changed
+                moved = _has(changed, a) or _has(changed, b)
+                peers_moved = False
+                for u in range(words):
+                    nearby[u] = changed[u] & sees[a, u] & sees[b, u]
+                    peers_moved = peers_moved or nearby[u] != 0
                 if degree == 2:
+                    if not (moved or peers_moved):
+                        continue  # as in ``before``: it removes nothing
                     found = _try_base(base, degree, masks, n, sees, common, excl, keep, out, used)
                     if found:
                         return found
@@ -179,12 +213,21 @@ def _aligned(
                 # the third cell likewise: it sees an excluding cell the pair sees and holds what
                 # that cell holds beyond the pair's digits (else _try_base finds no excluding cell)
                 _reachable(common, masks[a] | masks[b], masks, sees, basebits, digitbits, b, thirds)
+                if not (moved or peers_moved):
+                    for v in range(words):
+                        thirds[v] &= changed[v]  # only a changed third cell makes a new base
                 for v in range(words):
                     bits_c = thirds[v]
                     while bits_c:
                         c = v * 64 + _lowest(bits_c)
                         bits_c &= bits_c - np.uint64(1)
                         base[2] = c
+                        if not (moved or _has(changed, c)):
+                            fresh = False
+                            for w in range(words):
+                                fresh = fresh or (nearby[w] & sees[c, w]) != 0
+                            if not fresh:
+                                continue  # as in ``before``: it removes nothing
                         for w in range(words):
                             common3[w] = common[w] & near[c, w]
                         found = _try_base(base, degree, masks, n, sees, common3, excl, keep, out, used)
@@ -278,8 +321,12 @@ def aligned_exclusion(board: Board, degree: int) -> Step | None:
         return None
     out = np.zeros(6, np.int64)
     used = np.empty(board.n * board.n, np.int64)
-    count = _aligned(board.cand, board.values, sees_table(board.geometry), degree, out, used)
+    masks = np.empty(board.n * board.n, np.int64)
+    key = (board.geometry.p, board.geometry.q, degree)
+    before = _barren.get(key, _UNKNOWN)
+    count = _aligned(board.cand, board.values, sees_table(board.geometry), degree, out, used, before, masks)
     if not count:
+        _barren[key] = masks  # a state where no base removes anything: the next search starts from it
         return None
     base = [int(c) for c in out[:degree]]
     excluding = [int(c) for c in used[:count]]

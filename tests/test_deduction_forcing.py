@@ -4,7 +4,11 @@ their solve proved by SAT as the engine takes it."""
 
 from __future__ import annotations
 
+import collections
+
+import numpy as np
 import pytest
+from test_deduction_matching import random_board
 
 from sudoku_cp.deduction.board import Board
 from sudoku_cp.deduction.engine import deduce
@@ -13,11 +17,15 @@ from sudoku_cp.deduction.rules import RULES, select_rules
 from sudoku_cp.deduction.rules.forcing import (
     CELL_BASE,
     REGION_BASE,
+    _distances,
+    _least_nodes,
     cell_forcing_chains,
     forcing_weight,
     region_forcing_chains,
 )
+from sudoku_cp.deduction.rules.twosat import implication_graph
 from sudoku_cp.formats import parse_grid
+from sudoku_cp.geometry import Geometry
 from sudoku_cp.outcome import Status
 
 
@@ -72,3 +80,52 @@ def test_the_forcing_rules_offer_their_lightest_step() -> None:
     taken = deduce(grid, rules).steps
     first = next(step for step in taken if step.rule.endswith("forcing-chains"))
     assert first.weight == min(w for w in (region.weight, cell.weight if cell else None) if w is not None)
+
+
+def _bfs(indptr: np.ndarray, indices: np.ndarray, start: int) -> dict[int, int]:
+    """Implications on the shortest way from ``start`` to each literal it reaches (plain Python)."""
+    dist = {start: 0}
+    queue = collections.deque([start])
+    while queue:
+        v = queue.popleft()
+        for u in indices[indptr[v] : indptr[v + 1]].tolist():
+            if u not in dist:
+                dist[u] = dist[v] + 1
+                queue.append(u)
+    return dist
+
+
+@pytest.mark.parametrize(
+    ("geometry", "seed"), [(g, s) for g in (Geometry(2, 3), Geometry(3, 3)) for s in range(3)]
+)
+def test_the_compiled_searches_are_breadth_first_search_and_the_least_common_conclusion(
+    geometry: Geometry, seed: int
+) -> None:
+    """``_distances`` is a breadth-first search from every true literal, and ``_least_nodes`` the
+    fewest candidates over the literals every live branch of a group implies (plain Python)."""
+    board, _ = random_board(geometry, seed, blank=0.7, drop=0.4)
+    imp = implication_graph(board)
+    size = imp.size
+    dist, reach = _distances(imp.indptr, imp.indices, size)
+    for v in range(size):
+        expected = np.full(2 * size, -1)
+        for u, d in _bfs(imp.indptr, imp.indices, v).items():
+            expected[u] = d
+        assert dist[v].tolist() == expected.tolist()
+        bits = [(int(reach[v, u >> 6]) >> (u & 63)) & 1 for u in range(2 * size)]
+        assert bits == (expected >= 0).astype(int).tolist()
+    rng = np.random.default_rng(seed)
+    groups = np.full((60, 4), -1, dtype=np.int64)
+    for picked in groups:
+        k = int(rng.integers(0, 5))
+        picked[:k] = rng.choice(size, size=k, replace=False)
+    least = _least_nodes(dist, reach, groups)
+    for row, got in zip(groups.tolist(), least.tolist(), strict=True):
+        live = [v for v in row if v >= 0 and dist[v, v + size] < 0]
+        sums = [
+            sum(int(dist[v, t]) + 1 for v in live)
+            for t in range(2 * size)
+            if t not in live and all(dist[v, t] >= 0 for v in live)
+        ]
+        assert got == (min(sums) if len(live) >= 2 and sums else -1)
+    assert (least >= 0).any() or size == 0

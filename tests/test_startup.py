@@ -57,3 +57,21 @@ def test_the_graph_package_loads_scipy_sparse_only_when_a_search_needs_it() -> N
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["False", "True", "1", "[0,", "0]"]
+
+
+def test_rating_a_puzzle_loads_neither_scipy_linalg_nor_scipy_sparse() -> None:
+    # numba's first kernel load probes for a BLAS by importing scipy.linalg (0.25-0.5 s of
+    # start-up); the rules use none, and their scipy.sparse searches run only when needed.
+    puzzle = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
+    probe = (
+        "import io, json, sys, contextlib\n"
+        "from sudoku_cp.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        f"    code = main(['rate', '--json', {puzzle!r}])\n"
+        "rating = json.loads(out.getvalue().splitlines()[0])['rating']\n"
+        "watched = ('scipy.linalg', 'scipy.sparse', 'numba.np.arraymath')\n"
+        "print(json.dumps([code, rating, sorted(m for m in watched if m in sys.modules)]))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == [0, 2.6, ["numba.np.arraymath"]]

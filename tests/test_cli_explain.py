@@ -272,3 +272,53 @@ def test_resume_of_a_cut_file_gives_the_whole_file(
     assert _without_seconds(cut.read_text()) == _without_seconds(text)
     code, out, err = run(capsys, "explain", str(batch), "-o", str(cut), "--resume")
     assert code == 2 and "--resume needs --json" in one_line_error(err)
+
+
+def test_the_json_line_is_the_json_of_the_result() -> None:
+    """``Explained.json_line`` (what --json prints) is ``json_dumps(to_json())`` byte for byte:
+    solved, stuck, unsat, invalid and unknown results, chain steps with links, notes, non-9x9."""
+    from sudoku_cp.deduction.batch import explain_items
+    from sudoku_cp.deduction.rules import select_rules
+    from sudoku_cp.formats import json_dumps, parse_puzzles
+    from sudoku_cp.limits import Deadline
+
+    lines = [CHAINS, EASY, UNSOLVABLE, "11" + "." * 79, "not a puzzle", *read_top95()]
+    results = list(explain_items(parse_puzzles("\n".join(lines) + "\n")))
+    results += list(explain_items(parse_puzzles(EASY + "\n"), select_rules(["singles"])))  # stuck
+    results += list(explain_items(parse_puzzles(EASY + "\n"), time_limit=Deadline(0)))  # unknown
+    results += list(explain_items(parse_puzzles(SIX + "\n", box=(2, 3))))
+    results += list(explain_items(parse_puzzles(TWELVE + "\n", box=(3, 4))))
+    statuses = {result.status.value for result in results}
+    assert statuses >= {"solved", "stuck", "unsat", "invalid", "unknown"}
+    steps = [step for result in results if result.deduction for step in result.deduction.steps]
+    assert any(step.links for step in steps) and any(step.note for step in steps)
+    for result in results:
+        assert result.json_line() == json_dumps(result.to_json()), result.index
+
+
+def read_top95() -> list[str]:
+    """The first 30 puzzles of Norvig's top95 (chains, forcing chains, notes)."""
+    from conftest import DATA, read_lines
+
+    return read_lines(DATA / "norvig_top95.txt", 30)
+
+
+@pytest.mark.parametrize("side", [(2, 2), (5, 5), (6, 6)])
+def test_a_step_s_json_text_is_its_json_with_or_without_the_tables(side: tuple[int, int]) -> None:
+    """``Step.json_text`` looks numbers up in tables up to side 25 and writes them above: both
+    give ``json_dumps(to_json())``, links, note and weight included."""
+    from sudoku_cp.deduction.step import Step
+    from sudoku_cp.formats import json_dumps
+    from sudoku_cp.geometry import geometry_for_size
+
+    g = geometry_for_size(side[0] * side[1], side)
+    n = g.n
+    last = n * n - 1
+    pairs = np.array([[0, 0], [last, n - 1], [n + 1, 1]], dtype=np.int64)
+    links = ((0, last, n - 1, "bilocation"), (last, 1, 0, "implication"))
+    step = Step(
+        'a "rule"', pairs[:1], pairs[1:], (0, last), (0, n, 3 * n - 1), (0, n - 1), links, "why ✓", 7.25
+    )
+    assert step.json_text(g) == json_dumps(step.to_json(g))
+    bare = Step("naked-single", pairs[:0], pairs[:0])
+    assert bare.json_text(g) == json_dumps(bare.to_json(g))

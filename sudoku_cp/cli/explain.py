@@ -10,7 +10,6 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..checker import given_conflict
-from ..formats import json_dumps
 from ..outcome import Status
 from . import common
 from .common import EXIT_WRONG, STATUS_EXIT, CliError
@@ -169,7 +168,7 @@ def _write_all(
             raise CliError(result.refuted, EXIT_WRONG)
         counts[result.status] += 1
         if args.json:
-            write(json_dumps(result.to_json()))
+            write(result.json_line())
         elif single:
             body = result.text()
             write((body + "\n" if body else "") + f"{result.headline()}")

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..checker import given_conflict
 from ..executor import Executor, Work, run_ordered
-from ..formats import SYMBOLS, PuzzleItem, format_line, format_pretty
+from ..formats import SYMBOLS, PuzzleItem, format_line, format_pretty, json_dumps
 from ..geometry import geometry_for_size
 from ..grid import Grid
 from ..limits import Deadline
@@ -143,6 +143,30 @@ class Explained:
             obj["steps"] = []
         obj["seconds"] = round(self.seconds, 6)
         return obj
+
+    def json_line(self) -> str:
+        """``formats.json_dumps(self.to_json())`` written directly, each step by ``Step.json_text``
+        (explain prints one a puzzle: the dicts of its steps cost more than finding them)."""
+        obj = _head(self.index, self.line, self.status, self.rating, self.level, self.hardest)
+        if self.hardest_step is not None:
+            obj["hardest_step"] = self.hardest_step
+        if self.error is not None:
+            obj["error"] = self.error
+        text = json_dumps(obj)[:-1]  # the head's fields, then the steps and the rest
+        deduction = self.deduction
+        if deduction is not None and self.puzzle is not None:
+            geometry = self.puzzle.geometry
+            text += ',"steps":[' + ",".join([step.json_text(geometry) for step in deduction.steps]) + "]"
+            if self.status is not Status.UNSAT:
+                text += ',"grid":' + json_dumps(format_line(deduction.board.grid()))
+            if self.status is Status.STUCK:
+                n = geometry.n
+                cand = deduction.board.cand.reshape(n, n, n)
+                rows = [[(np.flatnonzero(cell) + 1).tolist() for cell in row] for row in cand]
+                text += ',"candidates":' + json_dumps(rows)
+        else:
+            text += ',"steps":[]'
+        return text + f',"seconds":{round(self.seconds, 6)!r}}}'
 
     def headline(self) -> str:
         """'solved in 52 steps, rating 4.2 (fiendish), hardest xy-wing (step 31)' and the like."""

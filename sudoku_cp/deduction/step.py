@@ -6,7 +6,10 @@ Inside the code everything is 0-based (cell = r * n + c, digit 0..n-1); ``to_jso
 
 from __future__ import annotations
 
+import json
+import math
 from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
 
@@ -82,6 +85,49 @@ class Step:
             out["weight"] = self.weight
         return out
 
+    def json_text(self, geometry: Geometry) -> str:
+        """``formats.json_dumps(self.to_json(geometry))`` written directly: explain prints one a step
+        (the dicts and the encoder cost as much again as the steps of a puzzle whose singles and
+        locked candidates run compiled)."""
+        n = geometry.n
+        names = _json_names(geometry) if n <= _NAMED_SIDE else None
+        if names is not None:  # every number and name written once per side, looked up here
+            triples, cells, units, digits = names
+            placements = ",".join([triples[c * n + d] for c, d in self.placements.tolist()])
+            eliminations = ",".join([triples[c * n + d] for c, d in self.eliminations.tolist()])
+            pattern = ",".join([cells[c] for c in self.cells])
+            seen = ",".join([units[u] for u in self.units])
+            shown = ",".join([digits[d] for d in self.digits])
+        else:
+            placements = ",".join(
+                [f"[{c // n + 1},{c % n + 1},{d + 1}]" for c, d in self.placements.tolist()]
+            )
+            eliminations = ",".join(
+                [f"[{c // n + 1},{c % n + 1},{d + 1}]" for c, d in self.eliminations.tolist()]
+            )
+            pattern = ",".join([f"[{c // n + 1},{c % n + 1}]" for c in self.cells])
+            seen = ",".join([f'"{geometry.unit_name(u)}"' for u in self.units])  # nothing to escape
+            shown = ",".join([str(d + 1) for d in self.digits])
+        parts = [
+            f'{{"rule":{_quoted(self.rule)},"placements":[{placements}],"eliminations":[{eliminations}],'
+            f'"cells":[{pattern}],"units":[{seen}],"digits":[{shown}]'
+        ]
+        if self.links:
+            links = ",".join(
+                [
+                    f'{{"from":[{a // n + 1},{a % n + 1}],"to":[{b // n + 1},{b % n + 1}],'
+                    f'"digit":{d + 1},"graph":{_quoted(kind)}}}'
+                    for a, b, d, kind in self.links
+                ]
+            )
+            parts.append(f',"links":[{links}]')
+        if self.note:
+            parts.append(f',"note":{json.dumps(self.note)}')
+        if self.weight is not None:
+            parts.append(f',"weight":{_number(self.weight)}')
+        parts.append("}")
+        return "".join(parts)
+
     def describe(self, geometry: Geometry) -> str:
         """One line for a player: the rule, what it saw, what it places and removes."""
         name = geometry.cell_name
@@ -102,6 +148,31 @@ class Step:
             actions.append("remove " + _grouped(self.eliminations, geometry))
         because = f"{self.note}; " if self.note else ""
         return f"{head}: {because}{'; '.join(actions)}"
+
+
+#: Up to this side ``Step.json_text`` looks its numbers and names up in tables (n**3 triples).
+_NAMED_SIDE = 25
+
+
+@cache
+def _json_names(geometry: Geometry) -> tuple[list[str], list[str], list[str], list[str]]:
+    """The JSON of every (cell, digit) triple, cell, unit name and digit of a geometry, by index."""
+    n = geometry.n
+    triples = [f"[{c // n + 1},{c % n + 1},{d + 1}]" for c in range(n * n) for d in range(n)]
+    cells = [f"[{c // n + 1},{c % n + 1}]" for c in range(n * n)]
+    units = [f'"{geometry.unit_name(u)}"' for u in range(3 * n)]  # nothing to escape in them
+    return triples, cells, units, [str(d + 1) for d in range(n)]
+
+
+@cache
+def _quoted(name: str) -> str:
+    """A rule or graph name as a JSON string (a handful of names, each quoted once)."""
+    return json.dumps(name)
+
+
+def _number(value: float) -> str:
+    """A number as ``json.dumps`` writes it (a float subclass such as numpy's by ``float.__repr__``)."""
+    return float.__repr__(value) if isinstance(value, float) and math.isfinite(value) else json.dumps(value)
 
 
 def _grouped(pairs: np.ndarray, geometry: Geometry) -> str:

@@ -68,6 +68,8 @@ __all__ = [
     "FILL_NODES_PER_CELL",
     "HARD",
     "PRUNED",
+    "REGION_SECONDS",
+    "REGION_SIDE",
     "TEST_SECONDS",
     "MAX_SIDE",
     "Carved",
@@ -83,6 +85,14 @@ FILL_NODES_PER_CELL = 20
 BY_COUNT_SIDE = 16
 #: Seconds the backtrack search spends on one test of ``by_count`` before the oracle takes it.
 TEST_SECONDS = 1.0
+#: Seconds the backtrack search spends on one region of a given's witness search (``by_count``):
+#: these searches hold most cells at the known solution and settle in a few nodes; one that does
+#: not is left to the count of the whole puzzle.
+REGION_SECONDS = 0.05
+#: Grids of this side and more look for region witnesses before counting (``by_count``): on
+#: 16x16 the counts settle those tests in a few nodes anyway, and a region search costs about
+#: as much as eight of them (its start propagates twice the givens).
+REGION_SIDE = 25
 
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
@@ -655,6 +665,40 @@ class Carved:
     hard: np.ndarray
 
 
+def region_rows(
+    geometry: Geometry,
+    puzzle: np.ndarray,
+    solution: np.ndarray,
+    firsts: np.ndarray,
+    shift: int,
+    symmetric: bool,
+) -> np.ndarray:
+    """The puzzles (k, n*n) int8 of a region witness search, one for each given of ``firsts`` (k,):
+    ``puzzle`` without that given (``symmetric``: its pair), the cells outside its region held at
+    ``solution``.  Its region: its band and its stack, and (``shift`` > 0) the band and the stack
+    ``shift`` further on (cyclically).
+
+    ``puzzle`` has one solution, ``solution``; so any other solution of such a puzzle keeps every
+    other given and changes the given left out (else it would solve ``puzzle``): a witness.  A
+    witness mostly changes few cells of the known solution, and holding the rest makes its search
+    a few nodes where the whole puzzle's count can take thousands.
+    """
+    n, cells = geometry.n, geometry.cells
+    cell = np.arange(cells)
+    band_of, stack_of = cell // n // geometry.p, cell % n // geometry.q
+    bands, stacks = n // geometry.p, n // geometry.q
+    band, stack = band_of[firsts][:, None], stack_of[firsts][:, None]
+    free = (band_of[None, :] == band) | (stack_of[None, :] == stack)
+    if shift:
+        free |= (band_of[None, :] == (band + shift) % bands) | (stack_of[None, :] == (stack + shift) % stacks)
+    rows = np.where(free, puzzle[None, :], solution[None, :]).astype(np.int8)
+    at = np.arange(firsts.size)
+    rows[at, firsts] = 0
+    if symmetric:
+        rows[at, cells - 1 - firsts] = 0
+    return rows
+
+
 def rng_states(seed: int, attempts: np.ndarray) -> np.ndarray:
     """(B, 1) uint64 random states of attempts ``attempts`` of ``seed``: each its own stream."""
     states = [np.random.SeedSequence((seed, int(a))).generate_state(1, np.uint64) for a in attempts]
@@ -757,32 +801,32 @@ def carve(
         by one on the puzzle as it then is (a round of them all would count each again after
         every removal: a search to the end each time).  A count the test's time stops goes to
         ``oracle``.  False when the deadline stopped it."""
-        from .backtrack import search_batch
-
         b, pos = int(state[_S_PUZZLE]), int(state[_S_POS])
-        sol = solutions[b]
         pending = [int(c) for c in order[b, pos : counts[b]]]
         whole = True  # the first round counts every given left; later ones, one at a time
         while pending:
             if clock.deadline.expired():
                 return False
             batch = pending if whole else pending[:1]
+            if test_seconds != 0 and n >= REGION_SIDE:
+                # The cheap witnesses first: most givens that stay have one a region search finds.
+                local = region_witnesses(b, batch)
+                if local is None:
+                    return False
+                for first, grid in local.items():
+                    witness[b, first] = grid
+                batch = [first for first in batch if first not in local]
             firsts = np.array(batch, np.int64)
             rows = np.repeat(puzzles[b][None, :], firsts.size, axis=0)
             at = np.arange(firsts.size)
             rows[at, firsts] = 0
             if symmetric:
                 rows[at, cells - 1 - firsts] = 0
-            limited = clock.deadline.remaining() is not None
-            limit = clock.deadline if limited else (test_seconds if oracle is not None else None)
             others: dict[int, np.ndarray] = {}
             complete = np.zeros(firsts.size, np.bool_)
-            if limit != 0:  # no time for counts (test_seconds=0): the oracle answers every test
-                run = search_batch(geometry, rows, limit=2, keep=True, time_limit=limit)
-                complete = run.complete
-                for owner, grid in zip(run.owner, run.solutions, strict=True):
-                    if not np.array_equal(grid, sol):
-                        others[int(owner)] = grid
+            # No time for counts (test_seconds=0): the oracle answers every test.
+            if (test_seconds != 0 or oracle is None) and not counted(rows, complete, others):
+                return False
             removable = []
             for i, first in enumerate(batch):
                 if i in others:
@@ -813,6 +857,60 @@ def carve(
                     puzzles[b, cells - 1 - first] = 0
         state[_S_PUZZLE], state[_S_MODE], state[_S_TOP] = b + 1, _START, 0
         return True
+
+    def counted(rows: np.ndarray, complete: np.ndarray, others: dict[int, np.ndarray]) -> bool:
+        """Count each puzzle of ``rows`` to two (``complete``: exhausted; ``others``: a solution
+        other than the known one, by row); False when the deadline stopped the counts.
+
+        Each count gets ``test_seconds`` (the oracle takes it then); under a deadline never more
+        than the time left, and the rows go in slices that fit it, so that one hard test does not
+        hold the others until the deadline."""
+        from .backtrack import search_batch
+
+        sol = solutions[int(state[_S_PUZZLE])]
+        start = 0
+        while start < rows.shape[0]:
+            remaining = clock.deadline.remaining()
+            if remaining is None:
+                limit: float | Deadline | None = test_seconds if oracle is not None else None
+                stop = rows.shape[0]
+            elif oracle is None:  # nothing takes over a test: each runs to the deadline
+                limit, stop = clock.deadline, rows.shape[0]
+            else:
+                if remaining <= 0:
+                    return False
+                limit = min(test_seconds, remaining)
+                stop = start + max(1, int(remaining // limit))
+            run = search_batch(geometry, rows[start:stop], limit=2, keep=True, time_limit=limit)
+            complete[start:stop] = run.complete
+            other = (run.solutions != sol).any(axis=1)  # the known solution is not a witness
+            for owner, grid in zip(run.owner[other], run.solutions[other], strict=True):
+                others[start + int(owner)] = grid
+            start = stop
+        return True
+
+    def region_witnesses(b: int, firsts: list[int]) -> dict[int, np.ndarray] | None:
+        """The witnesses region searches find for givens ``firsts`` of puzzle ``b`` (``region_rows``:
+        each given's band and stack, then with one more band and stack, each shift in turn, for
+        the givens still without one); None when the deadline stopped them."""
+        from .backtrack import search_batch
+
+        sol = solutions[b]
+        found: dict[int, np.ndarray] = {}
+        for shift in range(max(n // geometry.p, n // geometry.q)):
+            todo = np.array([first for first in firsts if first not in found], np.int64)
+            if todo.size == 0:
+                break
+            remaining = clock.deadline.remaining()
+            if remaining is not None and remaining <= 0:
+                return None
+            seconds = REGION_SECONDS if remaining is None else min(REGION_SECONDS, remaining)
+            rows = region_rows(geometry, puzzles[b], sol, todo, shift, symmetric)
+            run = search_batch(geometry, rows, limit=2, keep=True, time_limit=seconds)
+            other = (run.solutions != sol).any(axis=1)
+            for owner, grid in zip(run.owner[other], run.solutions[other], strict=True):
+                found.setdefault(int(todo[owner]), np.asarray(grid, np.int8))
+        return found
 
     def _ask(b: int, first: int) -> np.ndarray | bool | None:
         """The oracle on the puzzle without the given (pair) at ``first``: a witness (recorded),

@@ -307,7 +307,7 @@ def read_top95() -> list[str]:
 def test_a_step_s_json_text_is_its_json_with_or_without_the_tables(side: tuple[int, int]) -> None:
     """``Step.json_text`` looks numbers up in tables up to side 25 and writes them above: both
     give ``json_dumps(to_json())``, links, note and weight included."""
-    from sudoku_cp.deduction.step import Step
+    from sudoku_cp.deduction.step import Step, steps_json
     from sudoku_cp.formats import json_dumps
     from sudoku_cp.geometry import geometry_for_size
 
@@ -322,3 +322,7 @@ def test_a_step_s_json_text_is_its_json_with_or_without_the_tables(side: tuple[i
     assert step.json_text(g) == json_dumps(step.to_json(g))
     bare = Step("naked-single", pairs[:0], pairs[:0])
     assert bare.json_text(g) == json_dumps(bare.to_json(g))
+    assert steps_json((step, bare, step), g) == json_dumps(
+        [step.to_json(g), bare.to_json(g), step.to_json(g)]
+    )
+    assert steps_json((), g) == "[]"

@@ -39,6 +39,7 @@ from .board import Board
 from .engine import Deduction, deduce
 from .rate import LEVELS, Rating, level_of, rate, rating_of
 from .rules import FAMILIES, RULES, Rule, select_rules
+from .step import steps_json
 
 __all__ = [
     "Explained",
@@ -145,7 +146,7 @@ class Explained:
         return obj
 
     def json_line(self) -> str:
-        """``formats.json_dumps(self.to_json())`` written directly, each step by ``Step.json_text``
+        """``formats.json_dumps(self.to_json())`` written directly, the steps by ``step.steps_json``
         (explain prints one a puzzle: the dicts of its steps cost more than finding them)."""
         obj = _head(self.index, self.line, self.status, self.rating, self.level, self.hardest)
         if self.hardest_step is not None:
@@ -156,7 +157,7 @@ class Explained:
         deduction = self.deduction
         if deduction is not None and self.puzzle is not None:
             geometry = self.puzzle.geometry
-            text += ',"steps":[' + ",".join([step.json_text(geometry) for step in deduction.steps]) + "]"
+            text += ',"steps":' + steps_json(deduction.steps, geometry)
             if self.status is not Status.UNSAT:
                 text += ',"grid":' + json_dumps(format_line(deduction.board.grid()))
             if self.status is Status.STUCK:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -15,7 +16,7 @@ import numpy as np
 
 from ..geometry import Geometry
 
-__all__ = ["Link", "Step", "step_from_record", "steps_from_log"]
+__all__ = ["Link", "Step", "step_from_record", "steps_from_log", "steps_json"]
 
 #: A chain or cycle edge: (cell a, cell b, digit, graph) where graph names the graph it lies on
 #: ("bilocation": a and b are the only places of the digit in a unit; "bivalue": a and b both
@@ -86,47 +87,8 @@ class Step:
         return out
 
     def json_text(self, geometry: Geometry) -> str:
-        """``formats.json_dumps(self.to_json(geometry))`` written directly: explain prints one a step
-        (the dicts and the encoder cost as much again as the steps of a puzzle whose singles and
-        locked candidates run compiled)."""
-        n = geometry.n
-        names = _json_names(geometry) if n <= _NAMED_SIDE else None
-        if names is not None:  # every number and name written once per side, looked up here
-            triples, cells, units, digits = names
-            placements = ",".join([triples[c * n + d] for c, d in self.placements.tolist()])
-            eliminations = ",".join([triples[c * n + d] for c, d in self.eliminations.tolist()])
-            pattern = ",".join([cells[c] for c in self.cells])
-            seen = ",".join([units[u] for u in self.units])
-            shown = ",".join([digits[d] for d in self.digits])
-        else:
-            placements = ",".join(
-                [f"[{c // n + 1},{c % n + 1},{d + 1}]" for c, d in self.placements.tolist()]
-            )
-            eliminations = ",".join(
-                [f"[{c // n + 1},{c % n + 1},{d + 1}]" for c, d in self.eliminations.tolist()]
-            )
-            pattern = ",".join([f"[{c // n + 1},{c % n + 1}]" for c in self.cells])
-            seen = ",".join([f'"{geometry.unit_name(u)}"' for u in self.units])  # nothing to escape
-            shown = ",".join([str(d + 1) for d in self.digits])
-        parts = [
-            f'{{"rule":{_quoted(self.rule)},"placements":[{placements}],"eliminations":[{eliminations}],'
-            f'"cells":[{pattern}],"units":[{seen}],"digits":[{shown}]'
-        ]
-        if self.links:
-            links = ",".join(
-                [
-                    f'{{"from":[{a // n + 1},{a % n + 1}],"to":[{b // n + 1},{b % n + 1}],'
-                    f'"digit":{d + 1},"graph":{_quoted(kind)}}}'
-                    for a, b, d, kind in self.links
-                ]
-            )
-            parts.append(f',"links":[{links}]')
-        if self.note:
-            parts.append(f',"note":{json.dumps(self.note)}')
-        if self.weight is not None:
-            parts.append(f',"weight":{_number(self.weight)}')
-        parts.append("}")
-        return "".join(parts)
+        """``formats.json_dumps(self.to_json(geometry))`` written directly (``steps_json``)."""
+        return steps_json((self,), geometry)[1:-1]
 
     def describe(self, geometry: Geometry) -> str:
         """One line for a player: the rule, what it saw, what it places and removes."""
@@ -148,6 +110,53 @@ class Step:
             actions.append("remove " + _grouped(self.eliminations, geometry))
         because = f"{self.note}; " if self.note else ""
         return f"{head}: {because}{'; '.join(actions)}"
+
+
+def steps_json(steps: Sequence[Step], geometry: Geometry) -> str:
+    """``formats.json_dumps([step.to_json(geometry) for step in steps])`` written directly:
+    explain prints every step of every puzzle, and the dicts and the encoder cost as much again
+    as finding the steps of a puzzle whose singles and locked candidates run compiled.  Up to
+    side ``_NAMED_SIDE`` every number and name is looked up in tables made once per geometry."""
+    n = geometry.n
+    names = _json_names(geometry) if n <= _NAMED_SIDE else None
+    out = []
+    for step in steps:
+        if names is not None:
+            triples, cells, units, digits = names
+            placements = ",".join([triples[c * n + d] for c, d in step.placements.tolist()])
+            eliminations = ",".join([triples[c * n + d] for c, d in step.eliminations.tolist()])
+            pattern = ",".join([cells[c] for c in step.cells])
+            seen = ",".join([units[u] for u in step.units])
+            shown = ",".join([digits[d] for d in step.digits])
+        else:
+            placements = ",".join(
+                [f"[{c // n + 1},{c % n + 1},{d + 1}]" for c, d in step.placements.tolist()]
+            )
+            eliminations = ",".join(
+                [f"[{c // n + 1},{c % n + 1},{d + 1}]" for c, d in step.eliminations.tolist()]
+            )
+            pattern = ",".join([f"[{c // n + 1},{c % n + 1}]" for c in step.cells])
+            seen = ",".join([f'"{geometry.unit_name(u)}"' for u in step.units])  # nothing to escape
+            shown = ",".join([str(d + 1) for d in step.digits])
+        text = (
+            f'{{"rule":{_quoted(step.rule)},"placements":[{placements}],"eliminations":[{eliminations}],'
+            f'"cells":[{pattern}],"units":[{seen}],"digits":[{shown}]'
+        )
+        if step.links:
+            links = ",".join(
+                [
+                    f'{{"from":[{a // n + 1},{a % n + 1}],"to":[{b // n + 1},{b % n + 1}],'
+                    f'"digit":{d + 1},"graph":{_quoted(kind)}}}'
+                    for a, b, d, kind in step.links
+                ]
+            )
+            text += f',"links":[{links}]'
+        if step.note:
+            text += f',"note":{json.dumps(step.note)}'
+        if step.weight is not None:
+            text += f',"weight":{_number(step.weight)}'
+        out.append(text + "}")
+    return "[" + ",".join(out) + "]"
 
 
 #: Up to this side ``Step.json_text`` looks its numbers and names up in tables (n**3 triples).
@@ -221,7 +230,9 @@ def steps_from_log(
                 tuple(first[at_cell:at_unit]),
                 tuple(first[at_unit:at_digit]),
                 tuple(first[at_digit:end]),
-                weight=weight,
+                (),
+                "",
+                weight,  # positional: keywords cost a third more in a frozen dataclass's __init__
             )
         )
     return steps

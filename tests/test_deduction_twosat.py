@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pytest
 from pysat.solvers import Solver
 from test_deduction_matching import assert_sound, eliminated, open_board, random_board
@@ -13,7 +14,7 @@ from test_deduction_matching import assert_sound, eliminated, open_board, random
 from sudoku_cp.deduction.board import Board, Contradiction
 from sudoku_cp.deduction.engine import deduce
 from sudoku_cp.deduction.rules import RULES, select_rules
-from sudoku_cp.deduction.rules.twosat import failed_literals, two_sat
+from sudoku_cp.deduction.rules.twosat import _strong_components, failed_literals, two_sat
 from sudoku_cp.formats import parse_grid
 from sudoku_cp.geometry import Geometry
 
@@ -181,3 +182,26 @@ def test_two_sat_on_stuck_9x9_boards_is_sound() -> None:
 def test_two_sat_is_registered() -> None:
     rule = next(rule for rule in RULES if rule.name == "2-sat")
     assert rule.family == "twosat" and rule.weight == 7.0 and not rule.uniqueness
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_strong_components_are_scipys_partition(seed: int) -> None:
+    """The compiled Tarjan search splits random directed graphs (sparse to dense, self-loops and
+    long cycles included) into the strong components scipy finds."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    rng = np.random.default_rng(seed)
+    nodes = int(rng.integers(1, 300))
+    arcs = int(rng.integers(0, 4 * nodes))
+    tails = rng.integers(0, nodes, arcs)
+    heads = rng.integers(0, nodes, arcs)
+    ring = np.arange(nodes)  # a long cycle through a third of the nodes: deep searches
+    tails = np.concatenate([tails, ring[: nodes // 3]])
+    heads = np.concatenate([heads, np.roll(ring[: nodes // 3], -1)])
+    graph = csr_matrix((np.ones(len(tails)), (tails, heads)), shape=(nodes, nodes))
+    count, labels = _strong_components(graph.indptr.astype(np.int64), graph.indices.astype(np.int64))
+    expected_count, expected = connected_components(graph, directed=True, connection="strong")
+    assert count == expected_count
+    pairs = set(zip(labels.tolist(), expected.tolist(), strict=True))
+    assert len(pairs) == count  # the same partition: labels correspond one to one

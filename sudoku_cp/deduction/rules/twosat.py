@@ -13,9 +13,10 @@ graph a literal that implies its own negation is false: x[c, d] -> ... -> not x[
 d from c, and not x[c, d] -> ... -> x[c, d] places it.  A variable whose two literals share a
 strongly connected component makes the clauses unsatisfiable: the puzzle has no solution.
 
-Strong components come from ``graphs.csr_strong_components``; which literals reach
-their negation is decided for all literals at once by bitset reachability over the condensation
-(compiled, in chunks of target components so big grids stay within memory).  A step shows one
+Strong components come from a compiled Tarjan search (so rating never loads scipy.sparse);
+which literals reach their negation is decided for all literals at once by bitset reachability
+over the condensation (compiled, in chunks of target components so big grids stay within
+memory).  A step shows one
 literal with its shortest chain (a compiled breadth-first search, the one ``breadth_first_order`` makes).
 
 Links of a step are the chain's arcs ``(cell a, cell b, digit, "implication")``: the digit is
@@ -31,7 +32,7 @@ import numba
 import numpy as np
 
 from ...errors import SudokuCpError
-from ...graphs import canonical_csr, csr_strong_components
+from ...graphs import canonical_csr
 from ...limits import watch_compilation
 from ..board import Board, Contradiction
 from ..step import Link, Step
@@ -191,6 +192,64 @@ def _clause(
 
 
 @numba.njit(cache=True)
+def _strong_components(indptr: np.ndarray, indices: np.ndarray) -> tuple[int, np.ndarray]:  # pragma: no cover
+    """(number, label of every node) of the strongly connected components of the graph with CSR
+    arrays ``indptr``, ``indices``: Tarjan's search with explicit stacks.  The labels number the
+    components in the order they complete (reverse topological); callers use only the partition."""
+    n = indptr.shape[0] - 1
+    order = np.full(n, -1, np.int64)  # discovery index
+    low = np.zeros(n, np.int64)
+    held = np.zeros(n, np.bool_)  # on Tarjan's stack
+    stack = np.empty(n, np.int64)
+    frames = np.empty(n, np.int64)  # the depth-first path
+    edges = np.empty(n, np.int64)  # each frame's next arc
+    labels = np.full(n, -1, np.int64)
+    top = counter = components = 0
+    for root in range(n):
+        if order[root] >= 0:
+            continue
+        order[root] = low[root] = counter
+        counter += 1
+        stack[top] = root
+        top += 1
+        held[root] = True
+        depth = 0
+        frames[0] = root
+        edges[0] = indptr[root]
+        while depth >= 0:
+            v = frames[depth]
+            e = edges[depth]
+            if e < indptr[v + 1]:
+                edges[depth] = e + 1
+                u = indices[e]
+                if order[u] < 0:
+                    order[u] = low[u] = counter
+                    counter += 1
+                    stack[top] = u
+                    top += 1
+                    held[u] = True
+                    depth += 1
+                    frames[depth] = u
+                    edges[depth] = indptr[u]
+                elif held[u] and order[u] < low[v]:
+                    low[v] = order[u]
+                continue
+            if low[v] == order[v]:  # v roots a component: pop it
+                while True:
+                    top -= 1
+                    w = stack[top]
+                    held[w] = False
+                    labels[w] = components
+                    if w == v:
+                        break
+                components += 1
+            depth -= 1
+            if depth >= 0 and low[v] < low[frames[depth]]:
+                low[frames[depth]] = low[v]
+    return components, labels
+
+
+@numba.njit(cache=True)
 def _reaches_negation(
     indptr: np.ndarray, indices: np.ndarray, labels: np.ndarray, components: int, budget: int
 ) -> np.ndarray:  # pragma: no cover - compiled
@@ -316,7 +375,7 @@ def failed_literals(board: Board) -> tuple[Implications, np.ndarray]:
     size = imp.size
     if size == 0:
         return imp, np.zeros(0, dtype=bool)
-    components, labels = csr_strong_components(imp.indptr, imp.indices)
+    components, labels = _strong_components(imp.indptr, imp.indices)
     both = np.flatnonzero(labels[:size] == labels[size:])
     if both.size:
         v = int(both[0])

@@ -823,3 +823,52 @@ def test_the_chain_rules_find_nothing_on_a_board_they_left_stuck() -> None:
     for _ in range(2):
         graphs_of_board.clear_cache()
         assert [rule.name for rule in RULES if rule.find(stuck) is not None] == []
+
+
+# -- the bivalue cycle after the Y search (the rule skips what the y-cycle's search rules out) ----------
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=[f"{p}x{q}" for p, q in SHAPES])
+def test_no_y_loop_means_no_bivalue_cycle(shape: tuple[int, int]) -> None:
+    """Where the Y search (aic's y-cycle) ends with no loop, the bivalue cycle finds nothing and
+    raises nothing: the rule answers None there without walking the bivalue graph.  Random
+    positions around a solution and random candidates with none (contradictions)."""
+    from sudoku_cp.deduction.rules.chain_search import LOOP, Y, chain_search
+
+    g = geometry_for_size(shape[0] * shape[1], shape)
+    rng = np.random.default_rng(7)
+    quiet = spoke = 0
+    for i in range(150):
+        if i % 2:
+            board, _ = random_position(g, rng)
+        else:
+            cand = (rng.random((g.n * g.n, g.n)) < rng.uniform(0.2, 0.4)).astype(np.uint8)
+            cand[np.arange(g.n * g.n), rng.integers(0, g.n, g.n * g.n)] = 1
+            board = Board(g, np.zeros(g.n * g.n, np.int16), cand)
+        try:
+            answer: object = find_bivalue_cycle(board)
+        except Contradiction as exc:
+            answer = exc
+        if chain_search(board, Y).links[LOOP] < 0:
+            quiet += 1
+            assert answer is None
+        elif answer is not None:
+            spoke += 1
+    assert quiet > 10 and spoke > 10  # both sides of the rule's skip are exercised
+
+
+def test_the_bivalue_cycle_rule_skips_only_after_an_empty_y_search(geometry: Geometry) -> None:
+    from sudoku_cp.deduction.rules.chain_search import LOOP, Y, chain_search
+
+    rule = next(rule for rule in RULES if rule.name == "bivalue-cycle")
+    pos, _ = build(geometry, bivalue_loop)
+    step = rule.find(pos.board)
+    assert step is not None and step.rule == "bivalue-cycle"
+    assert chain_search(pos.board, Y).links[LOOP] >= 0  # the y-cycle sees the loop
+    again = rule.find(pos.board)
+    assert again is not None and pairs(again.eliminations) == pairs(step.eliminations)
+    # an empty Y search on the board the rule is asked about: nothing to walk
+    board = Position(geometry, 0).board
+    board.cand[:, :] = 1
+    assert chain_search(board, Y).links[LOOP] < 0
+    assert rule.find(board) is None

@@ -13,8 +13,8 @@
 - ``wing_search``: the lightest wing of an almost locked set of ``size`` cells (``size`` cells
   of one unit holding ``size`` + 1 digits) and a two-digit pivot {x, z} seeing every x of the set.
 
-The grouped search remembers, per digit, the open candidates of a search that found nothing and
-skips that digit while they are the same (``_fruitless_digits``).
+The one-digit searches (X and grouped) remember each digit's last search and its answer, given
+again while the digit's open candidates are the same (``_digit_memory``).
 
 Every deduction is a chain of one-link implications, so it is sound; the rule modules
 (``fishes``, ``wings``, ``aic``) turn the answers into steps.  The searches grow with the square
@@ -45,6 +45,7 @@ __all__ = [
     "WingFound",
     "chain_search",
     "grouped_search",
+    "searched",
     "sees_table",
     "wing_search",
 ]
@@ -172,6 +173,24 @@ def _trace(
     return k
 
 
+@numba.njit(cache=True, inline="always")
+def _victim(cand: np.ndarray, values: np.ndarray, sees: np.ndarray, a: int, b: int, digit: int) -> int:
+    """The first open cell other than a and b holding ``digit`` and seeing both (-1: none): in
+    mode Y the one candidate weak-linked to both ends (a, digit), (b, digit) of a loop's weak
+    link between two cells (a link inside one two-digit cell has none)."""
+    if a == b:
+        return -1
+    one = np.uint64(1)
+    for t in range(sees.shape[1]):
+        both = sees[a, t] & sees[b, t]
+        while both:
+            e = t * 64 + _lowest(both)
+            both &= both - one
+            if values[e] == 0 and cand[e, digit]:
+                return e
+    return -1
+
+
 @numba.njit(cache=True)
 def _chain_search(
     cand: np.ndarray,
@@ -179,6 +198,7 @@ def _chain_search(
     units: np.ndarray,
     cell_units: np.ndarray,
     peers: np.ndarray,
+    sees: np.ndarray,
     mode: int,
     digit: int,
     chains: bool,
@@ -197,15 +217,31 @@ def _chain_search(
     are symmetric.  The search is breadth-first from every literal at once over "double steps"
     (weak then strong), with one bitset of reached literals per source; it stops at the first
     level where anything is found (only loops count when ``chains`` is false).  ``lit`` (cells,
-    n) and ``work`` (7, literals, words) are scratch space."""
+    n) and ``work`` (7, literals, words) are scratch space; ``sees`` (cells, words) which cells
+    see which.
+
+    Mode Y looks for loops only (its eliminations and placements stay -1), and its literals are
+    the candidates of two-digit cells: every node of a Y loop is one (each has a strong link, and
+    mode Y has those only in two-digit cells), and numbering them in the same (cell, digit) order
+    keeps every search and trace in the order of all the literals, so the finds are the same; the
+    one candidate a loop's answer names outside them, a victim seeing both ends of a weak link,
+    is looked up among all the open candidates (``_victim``).  On the chain band's states that
+    is a third of the literals (38 of 116 on average)."""
     ncell, n = cand.shape
     one = np.uint64(1)
     # one digit's search reads only that digit's column of ``lit`` (mode X never leaves it)
     low, high = (0, n) if digit < 0 else (digit, digit + 1)
     m = int(np.int64(0))  # not a literal 0: numba would compile the callees again for Literal[int](0)
     for c in range(ncell):
+        usable = values[c] == 0
+        if usable and mode == Y:
+            count = 0
+            for d in range(n):
+                if cand[c, d]:
+                    count += 1
+            usable = count == 2
         for d in range(low, high):
-            if values[c] == 0 and cand[c, d]:
+            if usable and cand[c, d]:
                 lit[c, d] = m
                 m += 1
             else:
@@ -278,6 +314,10 @@ def _chain_search(
                 for t2 in range(words):
                     step[v, t2] |= strong[w, t2]
                 # useful[v]: weak partners w of v with a third literal seeing both (a victim)
+                if mode == Y:
+                    if _victim(cand, values, sees, cells[v], cells[w], digits[v]) >= 0:
+                        useful[v, w >> 6] |= one << np.uint64(w & 63)
+                    continue
                 for t2 in range(words):
                     if weak[v, t2] & weak[w, t2]:
                         useful[v, w >> 6] |= one << np.uint64(w & 63)
@@ -287,7 +327,7 @@ def _chain_search(
     while True:
         found = False
         for v in range(m):
-            for t in range(words):
+            for t in range(words if mode != Y else 0):  # mode Y: loops only
                 # elimination: v -> ... -> y (level double steps), y weak v: 2 level + 1 links
                 if out[0] < 0 and front[v, t] & weak[v, t]:
                     out[0] = 2 * level + 1
@@ -315,6 +355,15 @@ def _chain_search(
                             hit = front[v, t] & useful[w, t]
                             if hit:
                                 y = t * 64 + _lowest(hit)
+                                if mode == Y:
+                                    e = _victim(cand, values, sees, cells[w], cells[y], digits[w])
+                                    out[6] = 2 * level + 2
+                                    out[7] = e
+                                    out[8] = digits[w]
+                                    ends[4] = v
+                                    ends[5] = y
+                                    ends[6] = w
+                                    break
                                 for t2 in range(words):
                                     both = weak[w, t2] & weak[y, t2]
                                     if both:
@@ -372,17 +421,24 @@ def _chains(
     units: np.ndarray,
     cell_units: np.ndarray,
     peers: np.ndarray,
+    sees: np.ndarray,
     mode: int,
     chains: bool,
-    skip: np.ndarray,
-    empty: np.ndarray,
+    columns: np.ndarray,
+    known: np.ndarray,
+    parts: np.ndarray,
+    walks: np.ndarray,
     out: np.ndarray,
     paths: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
     """``_chain_search`` over the whole board, or digit by digit in mode X (one-digit chains
     never leave their digit, and small searches are much cheaper): the shortest of each kind.
-    Mode X passes over the digits with ``skip`` set (known to find nothing) and sets ``empty``
-    for each digit that finds nothing."""
+
+    Mode X remembers each digit's last search: ``columns[d]`` its open candidates (0/1 per
+    cell), ``parts[d]`` and ``walks[d]`` its answer, ``known[d]`` whether they are filled.  A
+    digit's search reads nothing but its own open candidates (its literals are numbered in cell
+    order among them), so while they are the same its answer is the one remembered; the engine's
+    steps change one or two digits of a state, so most digits are not searched again."""
     ncell, n = cand.shape
     total = 0
     for c in range(ncell):
@@ -392,21 +448,36 @@ def _chains(
                     total += 1
     lit = np.empty((ncell, n), np.int64)
     words = max(1, (total + 63) // 64)
-    work = np.empty((7, max(total, 1), words), np.uint64)
     if mode != X:
+        work = np.empty((7, max(total, 1), words), np.uint64)
         every = int(np.int64(-1))  # every digit; not a literal: one compiled _chain_search
-        _chain_search(cand, values, units, cell_units, peers, mode, every, chains, lit, work, out, paths)
+        _chain_search(
+            cand, values, units, cell_units, peers, sees, mode, every, chains, lit, work, out, paths
+        )
         return
     for i in range(12):
         out[i] = -1
-    part = np.empty(12, np.int64)
-    walks = np.empty_like(paths)
+    work = np.empty((7, 1, 1), np.uint64)  # the scratch space, made when a digit is first searched
+    made = False
     for d in range(n):
-        empty[d] = True
-        if skip[d]:
-            continue  # a digit's search reads only its own candidates: the same as when it found nothing
-        _chain_search(cand, values, units, cell_units, peers, mode, d, chains, lit, work, part, walks)
-        empty[d] = part[0] < 0 and part[3] < 0 and part[6] < 0
+        same = known[d]
+        if same:
+            for c in range(ncell):
+                if columns[d, c] != (1 if values[c] == 0 and cand[c, d] else 0):
+                    same = False
+                    break
+        if not same:
+            for c in range(ncell):
+                columns[d, c] = 1 if values[c] == 0 and cand[c, d] else 0
+            if not made:
+                work = np.empty((7, max(total, 1), words), np.uint64)
+                made = True
+            part, walk = parts[d], walks[d]
+            _chain_search(
+                cand, values, units, cell_units, peers, sees, mode, d, chains, lit, work, part, walk
+            )
+            known[d] = True
+        part = parts[d]
         for k in (0, 3, 6):
             if part[k] >= 0 and (out[k] < 0 or part[k] < out[k]):
                 out[k] = part[k]
@@ -414,7 +485,7 @@ def _chains(
                 out[k + 2] = part[k + 2]
                 size = part[9 + k // 3]
                 out[9 + k // 3] = size
-                paths[k // 3, :size] = walks[k // 3, :size]
+                paths[k // 3, :size] = walks[d, k // 3, :size]
 
 
 @numba.njit(cache=True)
@@ -588,31 +659,44 @@ def _grouped(
     units: np.ndarray,
     cell_units: np.ndarray,
     seen: np.ndarray,
-    skip: np.ndarray,
-    empty: np.ndarray,
+    columns: np.ndarray,
+    known: np.ndarray,
+    parts: np.ndarray,
+    walks: np.ndarray,
     out: np.ndarray,
     paths: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
-    """``_grouped_search`` for every digit but those with ``skip`` set (known to find nothing):
-    the shortest elimination and placement, traced; ``empty``: the digits that found nothing."""
+    """``_grouped_search`` for every digit: the shortest elimination and placement, traced.  As
+    the X search of ``_chains``, each digit's last search is remembered (``columns``, ``known``,
+    ``parts``, ``walks``) and its answer given again while its open candidates are the same."""
     ncell, n = cand.shape
     limit = ncell + 2 * n * n
     cellbits = np.empty((limit, seen.shape[1]), np.uint64)
     node_cell = np.empty(limit, np.int64)
     sees_all = np.empty((limit, seen.shape[1]), np.uint64)
-    work = np.empty((5, limit, (limit + 63) // 64), np.uint64)
-    part = np.empty(8, np.int64)
-    walks = np.empty_like(paths)
+    work = np.empty((5, 1, 1), np.uint64)  # the scratch space, made when a digit is first searched
+    made = False
     for i in range(8):
         out[i] = -1
     for d in range(n):
-        empty[d] = True
-        if skip[d]:
-            continue  # a digit's search reads only its own candidates: the same as when it found nothing
-        _grouped_search(
-            cand, values, units, cell_units, seen, d, cellbits, node_cell, sees_all, work, part, walks
-        )
-        empty[d] = part[0] < 0 and part[3] < 0
+        same = known[d]
+        if same:
+            for c in range(ncell):
+                if columns[d, c] != (1 if values[c] == 0 and cand[c, d] else 0):
+                    same = False
+                    break
+        if not same:
+            for c in range(ncell):
+                columns[d, c] = 1 if values[c] == 0 and cand[c, d] else 0
+            if not made:
+                work = np.empty((5, limit, (limit + 63) // 64), np.uint64)
+                made = True
+            part, walk = parts[d], walks[d]
+            _grouped_search(
+                cand, values, units, cell_units, seen, d, cellbits, node_cell, sees_all, work, part, walk
+            )
+            known[d] = True
+        part = parts[d]
         for k in (0, 3):
             if part[k] >= 0 and (out[k] < 0 or part[k] < out[k]):
                 out[k] = part[k]
@@ -620,7 +704,7 @@ def _grouped(
                 out[k + 2] = part[k + 2]
                 size = part[6 + k // 3]
                 out[6 + k // 3] = size
-                paths[k // 3, :size] = walks[k // 3, :size]
+                paths[k // 3, :size] = walks[d, k // 3, :size]
 
 
 @numba.njit(cache=True)
@@ -837,33 +921,46 @@ def _cached(board: Board, key: object) -> object | None:
     return _answers.get(key)
 
 
-_Key = tuple[str, Geometry, int, bytes]
-#: (search, geometry, digit, that digit's open candidates packed): one-digit searches that found
-#: nothing.  The engine searches every state, and a step changes few digits: a digit whose open
-#: candidates are the same finds nothing again (its search reads nothing else), so it is skipped.
-_fruitless_digits: set[_Key] = set()
-#: Entries kept at most (about 200 bytes each on 9x9); the set starts afresh beyond it.
-_FRUITLESS_MAX = 200_000
+@dataclass(frozen=True, slots=True)
+class _DigitMemory:
+    """Each digit's last one-digit search (see ``_chains``): its open candidates and answer."""
+
+    columns: np.ndarray  # (n, cells) uint8
+    known: np.ndarray  # (n,) bool
+    parts: np.ndarray  # (n, answer size) int64
+    walks: np.ndarray  # (n, kinds, walk length, node size) int64
 
 
-def _fruitless(board: Board, search: str) -> tuple[list[_Key], np.ndarray]:
-    """Each digit's key in ``_fruitless_digits`` and whether it is there (known to find nothing)."""
-    columns = np.packbits((board.cand != 0) & (board.values == 0)[:, None], axis=0)
-    keys = [(search, board.geometry, d, columns[:, d].tobytes()) for d in range(board.n)]
-    return keys, np.array([key in _fruitless_digits for key in keys], np.bool_)
+#: One memory per search and box shape (a digit's answer depends on the units too, not only on n).
+_digit_memory: dict[tuple[str, Geometry], _DigitMemory] = {}
 
 
-def _remember(board: Board, search: str, keys: list[_Key], skip: np.ndarray, empty: np.ndarray) -> None:
-    """Add the digits searched now that found nothing to ``_fruitless_digits``."""
-    if len(_fruitless_digits) > _FRUITLESS_MAX:
-        _fruitless_digits.clear()
-    for d, key in enumerate(keys):
-        if empty[d] and not skip[d]:
-            _fruitless_digits.add(key)
+def _memory(search: str, geometry: Geometry, answer: int, walks: tuple[int, int, int]) -> _DigitMemory:
+    """The memory of a one-digit search (``search``: its name) for this box shape, made empty on
+    first use: answers of ``answer`` numbers and walks of shape ``walks`` per digit."""
+    memory = _digit_memory.get((search, geometry))
+    if memory is None:
+        n = geometry.n
+        memory = _DigitMemory(
+            np.zeros((n, n * n), np.uint8),
+            np.zeros(n, np.bool_),
+            np.full((n, answer), -1, np.int64),
+            np.zeros((n, *walks), np.int64),
+        )
+        _digit_memory[(search, geometry)] = memory
+    return memory
+
+
+def searched(board: Board, mode: int) -> ChainFound | None:
+    """The answer of ``chain_search(board, mode)`` if it was already made on this board state,
+    else None (nothing is searched): a rule that another's search subsumes reads it here."""
+    found = _cached(board, ("chain", mode))
+    return found if isinstance(found, ChainFound) else None
 
 
 def chain_search(board: Board, mode: int) -> ChainFound:
-    """The shortest chains of a mode (X, Y: loops only, XY) on the board, traced."""
+    """The shortest chains of a mode (X, Y: loops only, XY) on the board, traced (mode Y's
+    eliminations and placements: none, -1)."""
     found = _cached(board, ("chain", mode))
     if isinstance(found, ChainFound):
         return found
@@ -871,12 +968,25 @@ def chain_search(board: Board, mode: int) -> ChainFound:
     out = np.empty(12, np.int64)
     total = int(board.cand[board.values == 0].sum())
     paths = np.empty((3, 2 * total + 4, 2), np.int64)
-    # no digit skipped: a digit's X search costs about what the look-up of its key would
-    # (measured on the seed-1 corpus: 0.29 s without, 0.30 s with, though 68 % were skipped)
-    skip = np.zeros(board.n, np.bool_)
-    empty = np.zeros(board.n, np.bool_)
+    cells = board.n * board.n
+    memory = _memory("chain", board.geometry, 12, (3, 2 * cells + 4, 2))
     cand, values = board.cand, board.values
-    _chains(cand, values, t.units, t.cell_units, t.peers, mode, mode != Y, skip, empty, out, paths)
+    _chains(
+        cand,
+        values,
+        t.units,
+        t.cell_units,
+        t.peers,
+        sees_table(board.geometry),
+        mode,
+        mode != Y,
+        memory.columns,
+        memory.known,
+        memory.parts,
+        memory.walks,
+        out,
+        paths,
+    )
     found = ChainFound(
         (int(out[0]), int(out[3]), int(out[6])),
         tuple((int(out[k + 1]), int(out[k + 2])) for k in (0, 3, 6)),
@@ -895,12 +1005,23 @@ def grouped_search(board: Board) -> GroupedFound:
     n = board.n
     out = np.empty(8, np.int64)
     limit = n * n + 2 * n * n
-    paths = np.empty((2, 2 * limit + 2, max(board.geometry.p, board.geometry.q)), np.int64)
-    keys, skip = _fruitless(board, "grouped")
-    empty = np.zeros(n, np.bool_)
+    shape = (2, 2 * limit + 2, max(board.geometry.p, board.geometry.q))
+    paths = np.empty(shape, np.int64)
+    memory = _memory("grouped", board.geometry, 8, shape)
     seen = sees_table(board.geometry)
-    _grouped(board.cand, board.values, t.units, t.cell_units, seen, skip, empty, out, paths)
-    _remember(board, "grouped", keys, skip, empty)
+    _grouped(
+        board.cand,
+        board.values,
+        t.units,
+        t.cell_units,
+        seen,
+        memory.columns,
+        memory.known,
+        memory.parts,
+        memory.walks,
+        out,
+        paths,
+    )
     walks = tuple(
         tuple(tuple(int(c) for c in node if c >= 0) for node in paths[k, : max(int(out[6 + k]), 0)])
         for k in range(2)

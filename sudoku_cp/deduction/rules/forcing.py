@@ -16,7 +16,7 @@ weigh more than every other rule, so they are tried only where nothing else appl
 its own negation would have been removed by the 2-SAT rule first, and is left out of the
 intersection here (it implies everything).  The searches grow with the candidates times the
 implications, and a call does not look at the clock: the rules run on grids up to
-``FORCING_MAX_SIDE`` (9 x 9 and the smaller box shapes; about 10 ms a call there) and report
+``FORCING_MAX_SIDE`` (9 x 9 and the smaller box shapes; under 1 ms a call there) and report
 nothing above.
 """
 

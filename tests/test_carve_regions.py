@@ -132,3 +132,28 @@ def test_a_count_under_a_deadline_gets_the_test_time(monkeypatch: pytest.MonkeyP
     assert carved.done.all()
     assert limits
     assert all(isinstance(limit, float) and 0 < limit <= 0.5 for limit in limits), limits
+
+
+def test_from_the_region_side_on_a_given_counted_again_gets_the_recount_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first round's counts get the test time, later ones (which on 25x25 all went to SAT)
+    ``RECOUNT_SECONDS``, regions ``REGION_SECONDS``; the puzzles stay the same."""
+    geometry = Geometry(3, 3)
+    before = _carved(geometry, 4, 8)
+    limits: list[object] = []
+    search = backtrack.search_batch
+
+    def recording(*args: object, **kwargs: object) -> backtrack.BatchRun:
+        limits.append(kwargs.get("time_limit"))
+        return search(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(backtrack, "search_batch", recording)
+    monkeypatch.setattr(carve_module, "REGION_SIDE", 1)
+
+    def oracle(givens: np.ndarray, cell: int, digit: int) -> np.ndarray | bool | None:
+        raise AssertionError("9x9 counts finish within the test time")
+
+    after = carve(geometry, rng_states(4, np.arange(8)), by_count=True, oracle=oracle, test_seconds=0.5)
+    assert np.array_equal(after.puzzles, before.puzzles)
+    assert set(limits) == {carve_module.REGION_SECONDS, carve_module.RECOUNT_SECONDS, 0.5}, limits

@@ -70,6 +70,7 @@ __all__ = [
     "PRUNED",
     "REGION_SECONDS",
     "REGION_SIDE",
+    "RECOUNT_SECONDS",
     "TEST_SECONDS",
     "MAX_SIDE",
     "Carved",
@@ -93,6 +94,9 @@ REGION_SECONDS = 0.05
 #: 16x16 the counts settle those tests in a few nodes anyway, and a region search costs about
 #: as much as eight of them (its start propagates twice the givens).
 REGION_SIDE = 25
+#: From ``REGION_SIDE`` on, seconds of a count after the first round (a given counted again once
+#: others went): on 25x25 none of 29 such counts finished in a second (each then went to SAT).
+RECOUNT_SECONDS = 0.1
 
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
@@ -825,7 +829,8 @@ def carve(
             others: dict[int, np.ndarray] = {}
             complete = np.zeros(firsts.size, np.bool_)
             # No time for counts (test_seconds=0): the oracle answers every test.
-            if (test_seconds != 0 or oracle is None) and not counted(rows, complete, others):
+            seconds = test_seconds if whole or n < REGION_SIDE else min(test_seconds, RECOUNT_SECONDS)
+            if (test_seconds != 0 or oracle is None) and not counted(rows, complete, others, seconds):
                 return False
             removable = []
             for i, first in enumerate(batch):
@@ -858,11 +863,13 @@ def carve(
         state[_S_PUZZLE], state[_S_MODE], state[_S_TOP] = b + 1, _START, 0
         return True
 
-    def counted(rows: np.ndarray, complete: np.ndarray, others: dict[int, np.ndarray]) -> bool:
+    def counted(
+        rows: np.ndarray, complete: np.ndarray, others: dict[int, np.ndarray], seconds: float
+    ) -> bool:
         """Count each puzzle of ``rows`` to two (``complete``: exhausted; ``others``: a solution
         other than the known one, by row); False when the deadline stopped the counts.
 
-        Each count gets ``test_seconds`` (the oracle takes it then); under a deadline never more
+        Each count gets ``seconds`` (the oracle takes it then); under a deadline never more
         than the time left, and the rows go in slices that fit it, so that one hard test does not
         hold the others until the deadline."""
         from .backtrack import search_batch
@@ -872,14 +879,14 @@ def carve(
         while start < rows.shape[0]:
             remaining = clock.deadline.remaining()
             if remaining is None:
-                limit: float | Deadline | None = test_seconds if oracle is not None else None
+                limit: float | Deadline | None = seconds if oracle is not None else None
                 stop = rows.shape[0]
             elif oracle is None:  # nothing takes over a test: each runs to the deadline
                 limit, stop = clock.deadline, rows.shape[0]
             else:
                 if remaining <= 0:
                     return False
-                limit = min(test_seconds, remaining)
+                limit = min(seconds, remaining)
                 stop = start + max(1, int(remaining // limit))
             run = search_batch(geometry, rows[start:stop], limit=2, keep=True, time_limit=limit)
             complete[start:stop] = run.complete

@@ -147,3 +147,31 @@ def test_the_y_search_on_two_digit_cells_finds_the_shortest_loop_of_all_candidat
             assert y[1] == w[1] == victim[1] and victim[0] not in (y[0], w[0])
             assert cand[victim] and {y[0], w[0]} <= set(board.tables.peers[victim[0]].tolist())
     assert found > 5
+
+
+def test_victims_are_the_open_candidates_weak_linked_to_both_ends() -> None:
+    """``aic.victims`` against its definition, every open candidate tried: two digits of one cell,
+    or one digit in two cells that see each other, are weak-linked."""
+    from sudoku_cp.deduction.rules.aic import victims
+
+    g = geometry_for_size(9, (3, 3))
+    peers = [
+        set(row) for row in Board(g, np.zeros(81, np.int16), np.ones((81, 9), np.uint8)).tables.peers.tolist()
+    ]
+
+    def weak(x: tuple[int, int], y: tuple[int, int]) -> bool:
+        return x != y and (x[0] == y[0] or (x[1] == y[1] and y[0] in peers[x[0]]))
+
+    rng = np.random.default_rng(5)
+    some = 0
+    for _ in range(300):
+        cand = (rng.random((81, 9)) < 0.4).astype(np.uint8)
+        values = np.where(rng.random(81) < 0.2, 1, 0).astype(np.int16)
+        board = Board(g, values, cand)
+        lits = [(int(c), int(d)) for c, d in np.argwhere((cand != 0) & (values == 0)[:, None])]
+        a, b = lits[int(rng.integers(len(lits)))], lits[int(rng.integers(len(lits)))]
+        keep = {lits[int(i)] for i in rng.integers(0, len(lits), 3)}
+        expected = {x for x in lits if x not in keep and weak(x, a) and weak(x, b)}
+        assert victims(board, a, b, keep) == expected
+        some += bool(expected)
+    assert some > 50

@@ -82,23 +82,34 @@ def _sees(board: Board, a: int, b: int) -> bool:
     return b in _peer_sets(board.geometry)[a]
 
 
-def _weak(board: Board, x: tuple[int, int], a: tuple[int, int]) -> bool:
-    """Candidates x and a cannot both be true: two digits of one cell, or one digit twice in a unit."""
-    return x != a and (x[0] == a[0] or (x[1] == a[1] and _sees(board, x[0], a[0])))
-
-
 def victims(
     board: Board, a: tuple[int, int], b: tuple[int, int], keep: set[tuple[int, int]]
 ) -> set[tuple[int, int]]:
     """The open candidates weak-linked to both a and b (one of which is true), outside ``keep``:
     they are false.  Only candidates of a's cell or of a's digit in a's units can see a."""
     cell, digit = a
+    other, other_digit = b
+    peers = _peer_sets(board.geometry)
+    cand, values = board.cand, board.values
     found: set[tuple[int, int]] = set()
-    near = [(cell, int(d)) for d in np.flatnonzero(board.cand[cell])]
-    near += [(p, digit) for p in _peer_sets(board.geometry)[cell] if board.cand[p, digit]]
-    for x in near:
-        if x not in keep and board.values[x[0]] == 0 and _weak(board, x, a) and _weak(board, x, b):
-            found.add(x)
+    # x = (cell, d), d != digit: weak to a (one cell); weak to b in b's cell, or on b's digit seeing it
+    if values[cell] == 0:
+        sees_other = other in peers[cell]
+        for d in np.flatnonzero(cand[cell]).tolist():
+            x = (cell, d)
+            if (
+                d != digit
+                and x != b
+                and (cell == other or (d == other_digit and sees_other))
+                and x not in keep
+            ):
+                found.add(x)
+    # x = (p, digit), p a peer of a's cell: weak to a; weak to b in b's cell, or on b's digit seeing it
+    for p in peers[cell]:
+        if cand[p, digit] and values[p] == 0:
+            x = (p, digit)
+            if x != b and (p == other or (digit == other_digit and other in peers[p])) and x not in keep:
+                found.add(x)
     return found
 
 
@@ -131,7 +142,7 @@ def _text(board: Board, nodes: list[tuple[int, int]], strong_first: bool) -> str
 def chain_step(rule: str, board: Board, found: ChainFound, kind: int, weight: float, mode: int = X) -> Step:
     """The step of one find of a chain search: what it removes or places, the chain it rests on."""
     cell, digit = found.target[kind]
-    walk = [(int(c), int(d)) for c, d in found.walk[kind]]
+    walk = [(c, d) for c, d in found.walk[kind].tolist()]
     weak_kind = BIVALUE_WEAK if mode == Y else WEAK
     pair = np.array([[cell, digit]], dtype=np.int64)
     if kind == ELIMINATION:

@@ -966,8 +966,8 @@ def chain_search(board: Board, mode: int) -> ChainFound:
         return found
     t = board.tables
     out = np.empty(12, np.int64)
-    total = int(board.cand[board.values == 0].sum())
-    paths = np.empty((3, 2 * total + 4, 2), np.int64)
+    # room for the longest walk: two nodes per literal (a bound, not counted: counting costs more)
+    paths = np.empty((3, 2 * board.cand.size + 4, 2), np.int64)
     cells = board.n * board.n
     memory = _memory("chain", board.geometry, 12, (3, 2 * cells + 4, 2))
     cand, values = board.cand, board.values

@@ -24,7 +24,11 @@ searches start one given away from a grid the rules solve, are counted to two al
 backtrack search (``native.backtrack``, a batch of puzzles in one compiled call): two solutions,
 the given stays with the other as its witness; one, the search exhausted, the first such given
 goes and the others of its kind are counted again on the smaller puzzle.  On 16x16 about a
-quarter of the seeded givens go by the rules and a few by count.
+quarter of the seeded givens go by the rules and a few by count.  From 25x25 on
+(``REGION_SIDE``) each test first looks for a witness in a region (``region_rows``: the given's
+band and stack, then one more band and stack, every other cell held at the known solution; a few
+nodes each), since there a count of the whole puzzle can run for seconds: on a 25x25 seed they
+settle 60 of its 266 tests in 0.15 s.
 
 ``symmetric=True`` works on the pairs of cells a half turn swaps (the centre of an odd grid
 alone): pairs are added and taken out together, and a pair stays when a solution differs from

@@ -19,10 +19,12 @@ from sudoku_cp.deduction.rules.forcing import (
     REGION_BASE,
     _distances,
     _least_nodes,
+    _same_weight,
     cell_forcing_chains,
     forcing_weight,
     region_forcing_chains,
 )
+from sudoku_cp.deduction.rules.scale import bracket_end, length_bonus
 from sudoku_cp.deduction.rules.twosat import implication_graph
 from sudoku_cp.formats import parse_grid
 from sudoku_cp.geometry import Geometry
@@ -129,3 +131,16 @@ def test_the_compiled_searches_are_breadth_first_search_and_the_least_common_con
         ]
         assert got == (min(sums) if len(live) >= 2 and sums else -1)
     assert (least >= 0).any() or size == 0
+
+
+def test_same_weight_is_the_end_of_the_length_bracket() -> None:
+    """The lightest steps are picked by a bound on their candidates: every count up to the bound
+    weighs what the least does, one more weighs more."""
+    for nodes in range(2, 600):
+        limit = _same_weight(nodes)
+        assert limit >= nodes
+        assert {forcing_weight(8.0, k) for k in range(nodes, limit + 1)} == {forcing_weight(8.0, nodes)}
+        assert forcing_weight(8.0, limit + 1) > forcing_weight(8.0, nodes)
+    for length in range(-2, 600):
+        end = bracket_end(length)
+        assert end >= length and length_bonus(end) == length_bonus(length) < length_bonus(end + 1)

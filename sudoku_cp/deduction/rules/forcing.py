@@ -30,7 +30,7 @@ from ..board import Board
 from ..step import Step
 from .base import Rule
 from .chain_search import _lowest
-from .scale import length_bonus
+from .scale import bracket_end, length_bonus
 from .twosat import implication_graph
 
 watch_compilation()  # a kernel compiled on a first run is not counted against time limits
@@ -151,16 +151,20 @@ def _implied(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, np.
     return found
 
 
-def _first_lightest(nodes: np.ndarray, base: float) -> int:
+def _first_lightest(nodes: np.ndarray) -> int:
     """The first group of the least weight among those that conclude (``nodes`` >= 0), or -1."""
-    best, weight = -1, 0.0
-    for row in np.flatnonzero(nodes >= 0).tolist():
-        w = forcing_weight(base, int(nodes[row]))
-        if best < 0 or w < weight:
-            best, weight = row, w
-            if w == base:
-                break  # nothing is lighter: the first of this weight is the step
-    return best
+    concluding = nodes >= 0
+    if not concluding.any():
+        return -1
+    # the weight grows with the candidates: the lightest groups are those up to _same_weight's bound
+    limit = _same_weight(int(nodes[concluding].min()))
+    return int(np.flatnonzero(concluding & (nodes <= limit))[0])
+
+
+def _same_weight(nodes: int) -> int:
+    """The most candidates a forcing step may have and still weigh what one of ``nodes`` weighs
+    (the weight is a step function of the candidates: the end of ``nodes``' length bracket)."""
+    return bracket_end(nodes - 2) + 2
 
 
 def forcing_weight(base: float, nodes: int) -> float:
@@ -187,7 +191,7 @@ def _conclude(
     # a chain of k implications has k + 1 candidates; the step's are those of all its chains
     nodes = (rows[:, targets].astype(np.int64) + 1).sum(axis=0)
     weight = forcing_weight(base, int(nodes.min()))
-    chosen = targets[[forcing_weight(base, int(k)) == weight for k in nodes]]
+    chosen = targets[nodes <= _same_weight(int(nodes.min()))]
     placed = chosen[chosen < size]
     removed = chosen[chosen >= size] - size
     name = board.geometry.cell_name
@@ -222,7 +226,7 @@ def cell_forcing_chains(board: Board) -> Step | None:
         return None
     open_cells = np.flatnonzero(board.values == 0)
     groups = literal[open_cells]  # per open cell, its candidates' literals in digit order (-1: none)
-    at = _first_lightest(_least_nodes(dist, reach, groups), CELL_BASE)
+    at = _first_lightest(_least_nodes(dist, reach, groups))
     if at < 0:
         return None
     c = int(open_cells[at])
@@ -248,7 +252,7 @@ def region_forcing_chains(board: Board) -> Step | None:
     places = literal[units].transpose(0, 2, 1)  # (units, digits, cells of the unit)
     nodes = _least_nodes(dist, reach, np.ascontiguousarray(places.reshape(-1, n))).reshape(units.shape[0], n)
     nodes[(board.values[units][:, :, None] == np.arange(1, n + 1)).any(axis=1)] = -1  # digit placed there
-    at = _first_lightest(nodes.reshape(-1), REGION_BASE)
+    at = _first_lightest(nodes.reshape(-1))
     if at < 0:
         return None
     u, d = divmod(at, n)

@@ -26,6 +26,7 @@ __all__ = [
     "WING_WEIGHT",
     "XY_BASE",
     "X_CHAIN_BASE",
+    "bracket_end",
     "chain_weight",
     "fish_weight",
     "length_bonus",
@@ -49,6 +50,15 @@ def length_bonus(length: int) -> float:
         ceiling = ceiling * 4 // 3 if odd else ceiling * 3 // 2
         odd = not odd
     return round(bonus, 1)
+
+
+def bracket_end(length: int) -> int:
+    """The longest length whose ``length_bonus`` is that of ``length`` (the end of its bracket)."""
+    ceiling, odd = 4, False
+    while length > ceiling:
+        ceiling = ceiling * 4 // 3 if odd else ceiling * 3 // 2
+        odd = not odd
+    return ceiling
 
 
 def fish_weight(strong: int, grouped: bool) -> float:

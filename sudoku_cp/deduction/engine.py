@@ -13,8 +13,10 @@ same steps.
 Two modes take the same steps: ``record=True`` keeps every ``Step`` with its weight (explain);
 ``record=False`` only counts steps per rule (rate).  Both run the compiled local rules lighter
 than every other chosen rule to a fixed point inside one call, dropping to Python for the rest;
-recording, that call also logs each step it takes, and the steps are built from the log.  With
-``check`` every step is found, checked and proved one at a time.
+recording, that call also logs each step it takes, and the steps are built from the log.  Every
+step is checked before it is applied (it changes something, and names only open candidates:
+``RuleBug`` otherwise), the compiled ones inside that call.  With ``check`` every step is found,
+checked and proved one at a time.
 """
 
 from __future__ import annotations

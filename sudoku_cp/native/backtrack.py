@@ -19,7 +19,6 @@ exact count, and zero then means no solution.
 from __future__ import annotations
 
 import importlib
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ import numpy as np
 
 from ..geometry import Geometry
 from ..grid import Grid
+from ..lazy import numba_registries_without_blas_probe
 from ..limits import Deadline
 from . import NativeInputError, kernels, machine_code
 from .chunks import ChunkBudget
@@ -160,7 +160,7 @@ def _kernel9(saved: bool = True) -> _Kernel:
         entry = _saved("bitset9", ("bitset9.py", "bitset.py", "kernels.py"), ENTRY9_ARGUMENTS)
         if entry is not None:
             return _through(entry, ENTRY9_ARGUMENTS)
-    _numba_registries()
+    numba_registries_without_blas_probe()
     from .bitset9 import solve_batch9
 
     return solve_batch9  # type: ignore[no-any-return]
@@ -173,7 +173,7 @@ def _general_kernel(saved: bool = True) -> _Kernel:
         entry = _saved("bitset", ("bitset.py", "kernels.py"), ENTRY_ARGUMENTS)
         if entry is not None:
             return _through(entry, ENTRY_ARGUMENTS)
-    _numba_registries()
+    numba_registries_without_blas_probe()
     from .bitset import solve_batch
 
     return solve_batch  # type: ignore[no-any-return]
@@ -183,7 +183,7 @@ def _saved(name: str, sources: tuple[str, ...], arguments: tuple[tuple[str, str]
     """The C entry point of kernel module ``name`` from saved machine code (built if need be), or None."""
 
     def build() -> tuple[bytes, str, list[str]]:
-        _numba_registries()
+        numba_registries_without_blas_probe()
         module = importlib.import_module(f".{name}", __package__)
         return module.entry_object()  # type: ignore[no-any-return]
 
@@ -248,25 +248,6 @@ def _taller(work: Work | Work9, cells: int) -> Work | Work9:
     stack_cell = np.empty(taller, np.int32)
     stack_cell[:levels] = work.stack_cell
     return work._replace(stack=stack, stack_cell=stack_cell)
-
-
-@cache
-def _numba_registries() -> None:
-    """Load numba's implementation registries, as its first compile or cache load would, without scipy.
-
-    On that first load numba imports ``numba.np.arraymath``, which probes for a BLAS by importing
-    scipy.linalg: 0.3 s of a command's start-up for a kernel that uses no linear algebra.  The
-    probe is kept from importing scipy.linalg (not imported yet) by a ``None`` in ``sys.modules``
-    for the duration of the import; numba then takes its own loop for ``np.correlate`` and
-    ``np.convolve``, and still imports scipy.linalg when code it compiles calls a BLAS routine.
-    """
-    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
-        return
-    sys.modules["scipy.linalg"] = None  # type: ignore[assignment]
-    try:
-        import numba.np.arraymath  # noqa: F401
-    finally:
-        del sys.modules["scipy.linalg"]
 
 
 def first_budget(geometry: Geometry) -> int:

@@ -64,6 +64,7 @@ from .rules import FAMILIES, RULES, Rule, select_rules
 watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = [
+    "FRESH_SAT_SIDE",
     "LEVEL_NAMES",
     "PROOF_SECONDS",
     "GenerateError",
@@ -78,6 +79,10 @@ __all__ = [
 LEVEL_NAMES: tuple[str, ...] = tuple(name for name, _ in LEVELS)
 #: Seconds the backtrack search spends on one puzzle's uniqueness before SAT takes it.
 PROOF_SECONDS = 2.0
+#: From this side on each carving test SAT takes gets a formula of its own (the givens'
+#: propagation encoded away) instead of assumptions on the empty grid's: on eight 25x25 tests
+#: 9.0 s against 26-29 s for one incremental CaDiCaL, the same answers.
+FRESH_SAT_SIDE = 25
 # The longest list of known names an unknown --require name's error holds (its line: 500 at most).
 _KNOWN_CHARS = 400
 # Cells carved in one compiled call, at most (a batch of attempts): 64 9x9 puzzles, one 64x64.
@@ -199,10 +204,7 @@ class _SatOracle:
 
         from ..cnf.sudoku import AmoEncoding, CnfEncoding, encode_cnf
 
-        # Pairwise up to 25x25: there its 750,000 clauses load in 0.9 s (the sequential counter's
-        # 180,000 in 0.3 s) and the carving's tests took 33 s against 50 s (four 25x25 tests of
-        # one incremental CaDiCaL, each 3-18 s); 36x36's 3.3 million take 3.7 s to load, unmeasured.
-        amo = AmoEncoding.PAIRWISE if self.geometry.n <= 25 else AmoEncoding.SEQCOUNTER
+        amo = AmoEncoding.PAIRWISE if self.geometry.n <= 16 else AmoEncoding.SEQCOUNTER
         cnf = encode_cnf(
             Grid.empty(self.geometry), CnfEncoding.EXTENDED, amo, deadline=self.deadline, use="solve"
         )
@@ -219,6 +221,8 @@ class _SatOracle:
         self._cnf, self._solver = cnf, solver
 
     def __call__(self, givens: np.ndarray, cell: int, digit: int) -> np.ndarray | bool | None:
+        if self.geometry.n >= FRESH_SAT_SIDE:
+            return self._fresh(givens, cell, digit)
         if self._solver is None:
             try:
                 self._open()
@@ -234,6 +238,45 @@ class _SatOracle:
         if not answer:
             return False
         return np.asarray(self._cnf.varmap.decode(self._solver.get_model())).reshape(-1)
+
+    def _fresh(self, givens: np.ndarray, cell: int, digit: int) -> np.ndarray | bool | None:
+        """The question on a formula of its own: the givens' propagation encoded away (the
+        optimized encoding), the cell's digit forbidden by a unit clause."""
+        from pysat.solvers import Solver
+
+        from ..cnf.sudoku import AmoEncoding, CnfEncoding, encode_cnf
+
+        n = self.geometry.n
+        try:
+            cnf = encode_cnf(
+                Grid(self.geometry, givens.reshape(n, n)),
+                CnfEncoding.OPTIMIZED,
+                AmoEncoding.SEQCOUNTER,
+                deadline=self.deadline,
+                use="solve",
+            )
+        except TimeLimitReached:
+            return None
+        if cnf.contradiction or cnf.varmap.fixed[cell] == digit:
+            return False  # the givens' propagation fixes the cell's digit (or no solution at all)
+        variable = int(cnf.varmap.index[cell, digit - 1])
+        solver = Solver(name="cadical195")
+        try:
+            clauses = cnf.clauses()
+            while chunk := list(itertools.islice(clauses, 1 << 15)):  # the deadline between chunks
+                if self.deadline is not None and self.deadline.expired():
+                    return None
+                solver.append_formula(chunk)
+            if variable > 0:  # else the digit is no candidate there: any solution changes it
+                solver.add_clause([-variable])
+            answer = solve_limited(solver, [], self.deadline)
+            if answer is None:
+                return None
+            if not answer:
+                return False
+            return np.asarray(cnf.varmap.decode(solver.get_model())).reshape(-1)
+        finally:
+            solver.delete()
 
     def close(self) -> None:
         """Free the native solver (idempotent)."""

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from .errors import SudokuCpError
+from .limits import sigint_held
 
 __all__ = [
     "DEFAULT_ATTEMPTS",
@@ -44,6 +45,7 @@ __all__ = [
     "local_workers",
     "run_ordered",
     "stop_pool",
+    "submit_held",
     "worker_wait",
 ]
 
@@ -176,7 +178,21 @@ def _remote_packed(work: Work[C, R], packed: _Packed) -> bytes:
 
 def _quiet_worker() -> None:
     # Ctrl-C reaches the whole process group: the parent stops the workers, they stay quiet.
+    # The worker was forked with SIGINT blocked (``submit_held``): one sent meanwhile is dropped now.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def submit_held(pool: Any, function: Callable[..., Any], *arguments: Any) -> Any:
+    """``pool.submit(function, *arguments)`` (a ``concurrent.futures`` process pool) with Ctrl-C
+    held back meanwhile (``limits.sigint_held``), since a submission may fork the pool's workers.
+
+    A Ctrl-C inside ``os.fork()`` lands in its at-fork hooks (logging's lock release in this
+    process, the child's start in the new worker), where Python prints the KeyboardInterrupt as an
+    ignored exception's traceback and drops it.  Held, it reaches this process after the fork; the
+    workers start with it blocked and unblock it once their initializer has set what it does."""
+    with sigint_held():
+        return pool.submit(function, *arguments)
 
 
 def _window(executor: Executor, workers: int) -> int:
@@ -242,13 +258,13 @@ def _run_local(work: Work[C, R], chunks: Iterable[C], executor: Executor) -> Gen
             if suspects:
                 if not pending:
                     item = suspects.pop(0)
-                    pending[pool.submit(_remote, work, item[1])] = item
+                    pending[submit_held(pool, _remote, work, item[1])] = item
             else:
                 while len(pending) < limit and order.out < limit:
                     item = order.take()  # type: ignore[assignment]
                     if item is None:
                         break
-                    pending[pool.submit(_remote, work, item[1])] = item
+                    pending[submit_held(pool, _remote, work, item[1])] = item
             if not pending:
                 return
             done, _ = wait(pending, return_when=FIRST_COMPLETED)

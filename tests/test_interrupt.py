@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from pysat.card import CardEnc
 
 from sudoku_cp.cnf.sudoku import card_template
 from sudoku_cp.cpsat import build_cpsat_model, new_solver, run_solver
+from sudoku_cp.executor import _quiet_worker, submit_held
 from sudoku_cp.formats import parse_grid
 from sudoku_cp.geometry import geometry_for_size
 from sudoku_cp.limits import sigint_held
@@ -240,3 +242,34 @@ def test_sigint_at_any_moment_of_start_up_exits_130() -> None:
         assert code == 130, f"Ctrl-C after {wait:.2f} s: {err[-1500:]}"
         assert "Traceback" not in err, err[-1500:]
         assert took < 5.0, f"Ctrl-C after {wait:.2f} s took {took:.1f} s to end the command"
+
+
+def _worker_sigint() -> tuple[bool, bool]:
+    """In a pool worker: whether SIGINT is ignored, and whether it is blocked."""
+    return signal.getsignal(signal.SIGINT) is signal.SIG_IGN, signal.SIGINT in signal.pthread_sigmask(
+        signal.SIG_BLOCK, set()
+    )
+
+
+def test_pool_workers_are_forked_with_ctrl_c_held_then_ignore_it() -> None:
+    # 'rate --jobs 2' once printed "Exception ignored in: <function _releaseLock>" and a traceback
+    # at Ctrl-C: the signal came inside os.fork() (the pool forks its workers at a submission), where
+    # the at-fork hooks run and Python drops the KeyboardInterrupt after printing it.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    held = []
+
+    class Pool:
+        def submit(self, function: Callable[..., int], *arguments: int) -> int:
+            held.append(signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, set()))
+            return function(*arguments)
+
+    assert submit_held(Pool(), abs, -3) == 3
+    assert held == [True]
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())  # given back after
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork start method here")
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(1, mp_context=context, initializer=_quiet_worker) as pool:
+        assert submit_held(pool, _worker_sigint).result(timeout=60) == (True, False)

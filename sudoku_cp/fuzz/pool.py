@@ -30,7 +30,7 @@ from concurrent.futures import Future
 from types import TracebackType
 from typing import Any
 
-from ..executor import Executor, run_ordered, stop_pool
+from ..executor import Executor, run_ordered, stop_pool, submit_held
 from ..limits import Sigint
 from .calls import CALL_WORK, Call, Outcome, crashed, run_call, warm_up
 
@@ -71,6 +71,7 @@ def _interrupted(signum: int, frame: object) -> None:
 
 def _quiet_worker() -> None:
     signal.signal(signal.SIGINT, _interrupted)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # forked with it held (submit_held)
 
 
 class CallPool:
@@ -155,7 +156,7 @@ class CallPool:
         return crashed(call, "the worker process died running this call alone")
 
     def _submit(self, call: Call) -> Future[Outcome]:
-        future: Future[Outcome] = self._start().submit(_guarded, call)
+        future: Future[Outcome] = submit_held(self._start(), _guarded, call)
         self._running = {f for f in self._running if not f.done()}
         self._running.add(future)
         return future

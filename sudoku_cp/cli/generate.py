@@ -65,8 +65,8 @@ certificate ("certificate").  A puzzle whose uniqueness cannot be certified is l
 note on standard error naming the claim, and the command exits with 3.
 
 Speed (per CPU second, whole batch, unrated; benchmarks/README.md): 9x9 750-1,000 puzzles,
-16x16 about 15 (--symmetric 30); 25x25 and larger do not finish within minutes yet: use
---time-limit.  A target also rates or explains every attempt.
+16x16 about 15 (--symmetric 30); 25x25 one puzzle in about 450 (most of it SAT tests); 36x36
+does not finish within minutes yet: use --time-limit.  A target also rates or explains every attempt.
 
 {RULES_TABLE}
 

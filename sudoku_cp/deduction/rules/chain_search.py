@@ -414,6 +414,26 @@ def _trace_all(
             paths[k, i, 1] = digits[walk[i]]
 
 
+@numba.njit(cache=True, inline="always")
+def _digit_changed(
+    known: np.ndarray, columns: np.ndarray, values: np.ndarray, cand: np.ndarray, d: int
+) -> bool:  # pragma: no cover - compiled
+    """Whether digit ``d``'s open candidates differ from those its last search saw (``columns[d]``,
+    valid when ``known[d]``); when they do, ``columns[d]`` takes the new ones."""
+    ncell = columns.shape[1]
+    if known[d]:
+        same = True
+        for c in range(ncell):
+            if columns[d, c] != (1 if values[c] == 0 and cand[c, d] else 0):
+                same = False
+                break
+        if same:
+            return False
+    for c in range(ncell):
+        columns[d, c] = 1 if values[c] == 0 and cand[c, d] else 0
+    return True
+
+
 @numba.njit(cache=True)
 def _chains(
     cand: np.ndarray,
@@ -460,15 +480,7 @@ def _chains(
     work = np.empty((7, 1, 1), np.uint64)  # the scratch space, made when a digit is first searched
     made = False
     for d in range(n):
-        same = known[d]
-        if same:
-            for c in range(ncell):
-                if columns[d, c] != (1 if values[c] == 0 and cand[c, d] else 0):
-                    same = False
-                    break
-        if not same:
-            for c in range(ncell):
-                columns[d, c] = 1 if values[c] == 0 and cand[c, d] else 0
+        if _digit_changed(known, columns, values, cand, d):
             if not made:
                 work = np.empty((7, max(total, 1), words), np.uint64)
                 made = True
@@ -679,15 +691,7 @@ def _grouped(
     for i in range(8):
         out[i] = -1
     for d in range(n):
-        same = known[d]
-        if same:
-            for c in range(ncell):
-                if columns[d, c] != (1 if values[c] == 0 and cand[c, d] else 0):
-                    same = False
-                    break
-        if not same:
-            for c in range(ncell):
-                columns[d, c] = 1 if values[c] == 0 and cand[c, d] else 0
+        if _digit_changed(known, columns, values, cand, d):
             if not made:
                 work = np.empty((5, limit, (limit + 63) // 64), np.uint64)
                 made = True

@@ -24,6 +24,23 @@ def _carved(geometry: Geometry, seed: int, count: int, symmetric: bool = False) 
     return carved
 
 
+def _recorded_limits(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The time limit of every backtrack count from now on, in order (the counts still run)."""
+    limits: list[object] = []
+    search = backtrack.search_batch
+
+    def recording(*args: object, **kwargs: object) -> backtrack.BatchRun:
+        limits.append(kwargs.get("time_limit"))
+        return search(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(backtrack, "search_batch", recording)
+    return limits
+
+
+def _no_oracle(givens: np.ndarray, cell: int, digit: int) -> np.ndarray | bool | None:
+    raise AssertionError("9x9 counts finish within the test time")
+
+
 @pytest.mark.parametrize("box", [(3, 3), (2, 4), (3, 4)], ids=lambda b: f"{b[0]}x{b[1]}")
 def test_a_region_row_holds_the_solution_outside_its_givens_band_and_stack(box: tuple[int, int]) -> None:
     geometry = Geometry(*box)
@@ -114,21 +131,13 @@ def test_region_witnesses_change_nothing_but_the_witnesses(
 
 def test_a_count_under_a_deadline_gets_the_test_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """With an oracle to take over, one hard count must not hold the whole batch until the deadline."""
-    limits: list[object] = []
-    search = backtrack.search_batch
-
-    def recording(*args: object, **kwargs: object) -> backtrack.BatchRun:
-        limits.append(kwargs.get("time_limit"))
-        return search(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(backtrack, "search_batch", recording)
+    limits = _recorded_limits(monkeypatch)
     geometry = Geometry(3, 3)
 
-    def oracle(givens: np.ndarray, cell: int, digit: int) -> np.ndarray | bool | None:
-        raise AssertionError("9x9 counts finish within the test time")
-
     states = rng_states(2, np.arange(2))
-    carved = carve(geometry, states, by_count=True, oracle=oracle, deadline=Deadline(120), test_seconds=0.5)
+    carved = carve(
+        geometry, states, by_count=True, oracle=_no_oracle, deadline=Deadline(120), test_seconds=0.5
+    )
     assert carved.done.all()
     assert limits
     assert all(isinstance(limit, float) and 0 < limit <= 0.5 for limit in limits), limits
@@ -141,19 +150,9 @@ def test_from_the_region_side_on_a_given_counted_again_gets_the_recount_time(
     ``RECOUNT_SECONDS``, regions ``REGION_SECONDS``; the puzzles stay the same."""
     geometry = Geometry(3, 3)
     before = _carved(geometry, 4, 8)
-    limits: list[object] = []
-    search = backtrack.search_batch
-
-    def recording(*args: object, **kwargs: object) -> backtrack.BatchRun:
-        limits.append(kwargs.get("time_limit"))
-        return search(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(backtrack, "search_batch", recording)
+    limits = _recorded_limits(monkeypatch)
     monkeypatch.setattr(carve_module, "REGION_SIDE", 1)
 
-    def oracle(givens: np.ndarray, cell: int, digit: int) -> np.ndarray | bool | None:
-        raise AssertionError("9x9 counts finish within the test time")
-
-    after = carve(geometry, rng_states(4, np.arange(8)), by_count=True, oracle=oracle, test_seconds=0.5)
+    after = carve(geometry, rng_states(4, np.arange(8)), by_count=True, oracle=_no_oracle, test_seconds=0.5)
     assert np.array_equal(after.puzzles, before.puzzles)
     assert set(limits) == {carve_module.REGION_SECONDS, carve_module.RECOUNT_SECONDS, 0.5}, limits

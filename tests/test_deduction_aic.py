@@ -20,7 +20,7 @@ PUZZLES = [
 
 
 def _answers(board: Board) -> tuple[object, object]:
-    cs._state[0] = None  # no per-state answer: search again
+    cs._here.state = None  # no per-state answer: search again
     return cs.chain_search(board, cs.X), cs.grouped_search(board)
 
 
@@ -135,7 +135,7 @@ def test_the_y_search_on_two_digit_cells_finds_the_shortest_loop_of_all_candidat
         cand = (rng.random((g.n * g.n, g.n)) < rng.uniform(0.15, 0.4)).astype(np.uint8)
         cand[np.arange(g.n * g.n), rng.integers(0, g.n, g.n * g.n)] = 1
         board = Board(g, np.zeros(g.n * g.n, np.int16), cand)
-        cs._state[0] = None
+        cs._here.state = None
         answer = cs.chain_search(board, cs.Y)
         assert answer.links[cs.ELIMINATION] < 0 and answer.links[cs.PLACEMENT] < 0  # loops only
         assert answer.links[cs.LOOP] == _shortest_y_loop(board)

@@ -23,6 +23,7 @@ of the candidates: the rules use them up to ``SEARCH_MAX_SIDE``.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from functools import cache
 
@@ -910,19 +911,19 @@ class WingFound:
     cells: tuple[int, ...]
 
 
-_state: list[object] = [None]  # the board state the answers below belong to
-_answers: dict[object, object] = {}
+# Per thread (a Dask worker may rate on several threads): the board state the answers belong to.
+_here = threading.local()
 
 
-def _cached(board: Board, key: object) -> object | None:
-    """The answer of search ``key`` on this board state, if made (the rules of one family ask
-    for the same search several times per state)."""
+def _answers_of(board: Board) -> dict[object, object]:
+    """The searches' answers made on this board state in this thread, by search key (the rules of
+    one family ask for the same search several times per state); emptied when the state changes."""
     state = (board.geometry, board.values.tobytes(), board.cand.tobytes())
-    if _state[0] != state:
-        _state[0] = state
-        _answers.clear()
-        return None
-    return _answers.get(key)
+    if getattr(_here, "state", None) != state:
+        _here.state = state
+        _here.answers = {}
+    answers: dict[object, object] = _here.answers
+    return answers
 
 
 @dataclass(frozen=True, slots=True)
@@ -958,14 +959,15 @@ def _memory(search: str, geometry: Geometry, answer: int, walks: tuple[int, int,
 def searched(board: Board, mode: int) -> ChainFound | None:
     """The answer of ``chain_search(board, mode)`` if it was already made on this board state,
     else None (nothing is searched): a rule that another's search subsumes reads it here."""
-    found = _cached(board, ("chain", mode))
+    found = _answers_of(board).get(("chain", mode))
     return found if isinstance(found, ChainFound) else None
 
 
 def chain_search(board: Board, mode: int) -> ChainFound:
     """The shortest chains of a mode (X, Y: loops only, XY) on the board, traced (mode Y's
     eliminations and placements: none, -1)."""
-    found = _cached(board, ("chain", mode))
+    answers = _answers_of(board)
+    found = answers.get(("chain", mode))
     if isinstance(found, ChainFound):
         return found
     t = board.tables
@@ -996,13 +998,14 @@ def chain_search(board: Board, mode: int) -> ChainFound:
         tuple((int(out[k + 1]), int(out[k + 2])) for k in (0, 3, 6)),
         tuple(paths[k, : max(int(out[9 + k]), 0)].copy() for k in range(3)),
     )
-    _answers[("chain", mode)] = found
+    answers[("chain", mode)] = found
     return found
 
 
 def grouped_search(board: Board) -> GroupedFound:
     """The shortest grouped one-digit chains on the board (elimination, placement), traced."""
-    found = _cached(board, "grouped")
+    answers = _answers_of(board)
+    found = answers.get("grouped")
     if isinstance(found, GroupedFound):
         return found
     t = board.tables
@@ -1033,15 +1036,16 @@ def grouped_search(board: Board) -> GroupedFound:
     found = GroupedFound(
         (int(out[0]), int(out[3])), ((int(out[1]), int(out[2])), (int(out[4]), int(out[5]))), walks
     )
-    _answers["grouped"] = found
+    answers["grouped"] = found
     return found
 
 
 def wing_search(board: Board, size: int) -> WingFound | None:
     """The lightest wing whose almost locked set has ``size`` cells, or None."""
     key = ("wing", size)
-    found = _cached(board, key)
-    if found is None and key not in _answers:
+    answers = _answers_of(board)
+    found = answers.get(key)
+    if found is None and key not in answers:
         out = np.zeros(6 + size, np.int64)
         _wings(board.cand, board.values, board.tables.units, sees_table(board.geometry), size, out)
         found = (
@@ -1056,5 +1060,5 @@ def wing_search(board: Board, size: int) -> WingFound | None:
             if out[0]
             else None
         )
-        _answers[key] = found
+        answers[key] = found
     return found if isinstance(found, WingFound) else None

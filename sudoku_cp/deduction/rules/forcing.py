@@ -22,6 +22,8 @@ nothing above.
 
 from __future__ import annotations
 
+import threading
+
 import numba
 import numpy as np
 
@@ -52,8 +54,9 @@ FORCING_MAX_SIDE = 9
 REGION_BASE = CELL_BASE = 8.0
 
 
-#: The last board state's implications: the region and the cell rule ask on the same state.
-_last: list[object] = [None, None]
+# The last board state's implications, per thread (a Dask worker may rate on several threads):
+# the region and the cell rule ask on the same state.
+_here = threading.local()
 
 
 @numba.njit(cache=True)
@@ -139,15 +142,16 @@ def _implied(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, np.
     implications on the shortest way to every literal (-1: not implied) and the same reach as
     bitsets; the number of literals, their cells and digits."""
     state = (board.geometry, board.values.tobytes(), board.cand.tobytes())
-    if _last[0] == state:
-        return _last[1]  # type: ignore[return-value]
+    last = getattr(_here, "last", None)
+    if last is not None and last[0] == state:
+        return last[1]  # type: ignore[no-any-return]
     imp = implication_graph(board)
     size = imp.size
     dist, reach = _distances(imp.indptr, imp.indices, size)
     literal = np.full(board.cand.shape, -1, dtype=np.int64)
     literal[imp.cells, imp.digits] = np.arange(size)
     found = literal, dist, reach, size, imp.cells, imp.digits
-    _last[0], _last[1] = state, found
+    _here.last = (state, found)
     return found
 
 

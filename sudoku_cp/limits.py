@@ -161,6 +161,14 @@ def watch_compilation() -> None:
             return
         from numba.core import event
 
+        from .lazy import numba_cache_loads_without_registries, numba_registries_without_blas_probe
+
+        # Every module defining kernels comes here after importing numba, before any kernel
+        # loads: loads from the cache skip numba's registries, and the first compile, which
+        # installs them, does so without the scipy.linalg of numba's BLAS probe (0.25-0.5 s).
+        numba_cache_loads_without_registries()
+        _first_compile_hooks.insert(0, numba_registries_without_blas_probe)
+
         class _Locked(event.Listener):  # type: ignore[misc]
             def on_start(self, event: Any) -> None:
                 _compile_enter()

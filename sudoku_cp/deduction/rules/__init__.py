@@ -12,15 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...errors import SudokuCpError
-from ...lazy import numba_registries_without_blas_probe
 from . import aic, aligned, chains, forcing, matching, nishio, twosat, uniqueness, wings
 from .base import Rule, local_finder
 
 __all__ = ["FAMILIES", "RULES", "RuleSetError", "select_rules"]
-
-# Before any rule kernel loads: numba's first load would import scipy.linalg (0.25-0.5 s) for a
-# BLAS none of the rules calls.
-numba_registries_without_blas_probe()
 
 
 class RuleSetError(SudokuCpError, ValueError):

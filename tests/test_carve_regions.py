@@ -25,15 +25,24 @@ def _carved(geometry: Geometry, seed: int, count: int, symmetric: bool = False) 
 
 
 def _recorded_limits(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """The time limit of every backtrack count from now on, in order (the counts still run)."""
+    """The time limit of every count from now on, in order (the counts still run): the backtrack
+    search's (regions, and counts above ``WITNESS_MAX_SIDE``) and the witness search's (its
+    seconds a test, else its deadline)."""
     limits: list[object] = []
     search = backtrack.search_batch
+    witnesses = carve_module.witness_batch
 
     def recording(*args: object, **kwargs: object) -> backtrack.BatchRun:
         limits.append(kwargs.get("time_limit"))
         return search(*args, **kwargs)  # type: ignore[arg-type]
 
+    def recording_witnesses(*args: object, **kwargs: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        seconds = kwargs.get("seconds")
+        limits.append(seconds if seconds is not None else kwargs.get("deadline"))
+        return witnesses(*args, **kwargs)  # type: ignore[arg-type]
+
     monkeypatch.setattr(backtrack, "search_batch", recording)
+    monkeypatch.setattr(carve_module, "witness_batch", recording_witnesses)
     return limits
 
 

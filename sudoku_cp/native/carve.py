@@ -42,8 +42,10 @@ proves uniqueness to the caller: that is the complete searches' and SAT's job (s
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import NamedTuple
 
 import numba
@@ -104,6 +106,7 @@ RECOUNT_SECONDS = 0.1
 
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 # Kernel status besides BUDGET (call again): DONE, or GROW (a taller stack of states, then again).
 _DONE = 0
 _GROW = -3
@@ -653,6 +656,437 @@ def carve_batch(
     return status
 
 
+# -- the witness search: one test of ``by_count`` (a given kept or gone) -----------------------------
+
+#: The witness search (``witness_batch``) keeps the changed units in one 64-bit word: grids of up
+#: to 21x21 (3n units); larger ones count each test to two with the backtrack search instead.
+WITNESS_MAX_SIDE = 21
+# Its modes after _W_START (set a test up): propagate, branch (or take a witness), pop a state.
+_W_START, _W_PROPAGATE, _W_BRANCH, _W_BACKTRACK = range(4)
+# Its resumable state: test, mode, stack height, cells queued for rule 1, phase (1: a pair's second
+# cell, the first held at its digit).
+_W_TEST, _W_MODE, _W_TOP, _W_QUEUED, _W_PHASE = range(5)
+_W_STATE = 5
+
+
+class _WitnessTables(NamedTuple):
+    """A geometry for ``_witness_batch``: box shape ``p`` x ``q``; ``peers`` (cells, 3n-p-q-1),
+    ``units`` (3n, n), ``cell_units`` (cells, 3): rows, columns, boxes (box ``2n + band*p +
+    stack``); ``unit_bits`` (cells,): the bits of a cell's three units."""
+
+    p: int
+    q: int
+    peers: np.ndarray
+    units: np.ndarray
+    cell_units: np.ndarray
+    unit_bits: np.ndarray
+
+
+class _WitnessWork(NamedTuple):
+    """``_witness_batch``'s search: ``cur`` (cells,) candidates, ``queue`` (cells,) new singles,
+    ``dirty`` (1,) the changed units, ``seg`` (n(p+q+4),) segment masks, ``job_unit`` (J, 3) and
+    ``job_bits`` (J,) the locked candidates' removals, ``stack`` (L, cells) and ``stack_cell``
+    (L,) the states under each guess, ``state`` (``_W_STATE``,)."""
+
+    cur: np.ndarray
+    queue: np.ndarray
+    dirty: np.ndarray
+    seg: np.ndarray
+    job_unit: np.ndarray
+    job_bits: np.ndarray
+    stack: np.ndarray
+    stack_cell: np.ndarray
+    state: np.ndarray
+
+
+def _witness_tables(geometry: Geometry) -> _WitnessTables:
+    """The witness search's tables of a geometry (side at most ``WITNESS_MAX_SIDE``)."""
+    # uint16 indices, as the backtrack search's: a 16x16 peer table then fits the L1 cache.
+    cell_units = np.ascontiguousarray(geometry.cell_units, dtype=np.uint16)
+    unit_bits = np.zeros(geometry.cells, np.uint64)
+    for which in range(3):
+        unit_bits |= np.left_shift(np.uint64(1), cell_units[:, which].astype(np.uint64))
+    return _WitnessTables(
+        geometry.p,
+        geometry.q,
+        np.ascontiguousarray(geometry.peers(), dtype=np.uint16),
+        np.ascontiguousarray(geometry.units, dtype=np.uint16),
+        cell_units,
+        unit_bits,
+    )
+
+
+def _witness_work(geometry: Geometry, levels: int) -> _WitnessWork:
+    """Fresh witness search state with a stack of ``levels`` states."""
+    n, p, q, cells = geometry.n, geometry.p, geometry.q, geometry.cells
+    jobs = 2 * n * (p + q)
+    return _WitnessWork(
+        np.empty(cells, np.uint64),
+        np.empty(cells, np.int64),
+        np.zeros(1, np.uint64),
+        np.empty(n * (p + q + 4), np.uint64),
+        np.empty((jobs, 3), np.int64),
+        np.empty(jobs, np.uint64),
+        np.empty((levels, cells), np.uint64),
+        np.empty(levels, np.int64),
+        np.zeros(_W_STATE, np.int64),
+    )
+
+
+@numba.njit(cache=True)
+def _w_propagate(
+    cur: np.ndarray, queued: int, d0: np.uint64, tables: _WitnessTables, work: _WitnessWork
+) -> bool:  # pragma: no cover - compiled
+    """Naked singles (from the ``queued`` cells of ``work.queue``), hidden singles (in the units of
+    ``d0``) and locked candidates, to their fixed point; False on a contradiction."""
+    p, q = tables.p, tables.q
+    n = p * q
+    peers, units, cell_units, unit_bits = tables.peers, tables.units, tables.cell_units, tables.unit_bits
+    queue, seg, job_unit, job_bits = work.queue, work.seg, work.job_unit, work.job_bits
+    full = _ALL >> np.uint64(64 - n)
+    n_peers = peers.shape[1]
+    cols = n * p  # seg: row r, stack s at r*p + s; column c, band t at cols + c*q + t
+    lines = cols + n * q  # then per row and column: digits in one segment, in two or more
+    head = 0
+    while True:
+        while head < queued:  # naked singles: each new single leaves its peers
+            cell = queue[head]
+            head += 1
+            bit = cur[cell]
+            for k in range(n_peers):
+                peer = peers[cell, k]
+                m = cur[peer]
+                if m & bit:
+                    m ^= bit
+                    cur[peer] = m
+                    if m == _ZERO:
+                        return False
+                    if (m & (m - _ONE)) == _ZERO:
+                        queue[queued] = peer
+                        queued += 1
+                    d0 |= unit_bits[peer]
+        head = 0
+        queued = 0
+        while d0:  # hidden singles in the changed units
+            u = np.int64(lowest_index(d0))  # type: ignore[arg-type]  # an integer to numba
+            d0 &= d0 - _ONE
+            once, twice, fixed = unit_digits(cur, units, u)
+            if once != full:
+                return False  # a digit with no place left
+            hidden = once & ~twice & ~fixed
+            if hidden == _ZERO:
+                continue
+            for k in range(n):
+                cell = units[u, k]
+                x = cur[cell] & hidden
+                if x:
+                    if x & (x - _ONE):
+                        return False  # the one place of two digits
+                    cur[cell] = x
+                    queue[queued] = cell
+                    queued += 1
+                    d0 |= unit_bits[cell]
+        if queued:
+            continue
+        # Locked candidates: each segment's candidates once, then pointing and claiming.
+        for r in range(n):
+            for s in range(p):
+                acc = _ZERO
+                base = r * n + s * q
+                for j in range(q):
+                    acc |= cur[base + j]
+                seg[r * p + s] = acc
+        for c in range(n):
+            for t in range(q):
+                acc = _ZERO
+                for i in range(p):
+                    acc |= cur[(t * p + i) * n + c]
+                seg[cols + c * q + t] = acc
+        for side in range(2):
+            width = p if side == 0 else q
+            base = 0 if side == 0 else cols
+            for line in range(n):
+                once = _ZERO
+                twice = _ZERO
+                for s in range(width):
+                    m = seg[base + line * width + s]
+                    twice |= once & m
+                    once |= m
+                seg[lines + 2 * side * n + line] = once & ~twice
+                seg[lines + (2 * side + 1) * n + line] = twice
+        n_jobs = 0
+        for t in range(q):
+            for s in range(p):
+                box = 2 * n + t * p + s
+                for side in range(2):  # the box's row segments, then its column segments
+                    width = p if side == 0 else q
+                    once = _ZERO
+                    twice = _ZERO
+                    for i in range(width):
+                        m = seg[(t * p + i) * p + s] if side == 0 else seg[cols + (s * q + i) * q + t]
+                        twice |= once & m
+                        once |= m
+                    box_once = once & ~twice
+                    for i in range(width):
+                        line = t * p + i if side == 0 else s * q + i
+                        m = seg[line * p + s] if side == 0 else seg[cols + line * q + t]
+                        pointing = m & box_once & seg[lines + (2 * side + 1) * n + line]
+                        if pointing:  # out of the line, outside the box
+                            job_unit[n_jobs, 0] = side * n + line
+                            job_unit[n_jobs, 1] = 2
+                            job_unit[n_jobs, 2] = box
+                            job_bits[n_jobs] = pointing
+                            n_jobs += 1
+                        claiming = m & seg[lines + 2 * side * n + line] & twice
+                        if claiming:  # out of the box, outside the line
+                            job_unit[n_jobs, 0] = box
+                            job_unit[n_jobs, 1] = side
+                            job_unit[n_jobs, 2] = side * n + line
+                            job_bits[n_jobs] = claiming
+                            n_jobs += 1
+        if n_jobs == 0:
+            return True
+        for job in range(n_jobs):
+            target, kind, outside, bits = job_unit[job, 0], job_unit[job, 1], job_unit[job, 2], job_bits[job]
+            for k in range(n):
+                cell = units[target, k]
+                m = cur[cell]
+                if cell_units[cell, kind] != outside and m & bits:
+                    # Written out as in rule 1: a helper taking the tables costs 3x the node.
+                    m &= ~bits
+                    cur[cell] = m
+                    if m == _ZERO:
+                        return False
+                    if (m & (m - _ONE)) == _ZERO:
+                        queue[queued] = cell
+                        queued += 1
+                    d0 |= unit_bits[cell]
+
+
+@numba.njit(cache=True)
+def _witness_batch(
+    rows: np.ndarray,
+    tested: np.ndarray,
+    partner: np.ndarray,
+    solution: np.ndarray,
+    tables: _WitnessTables,
+    work: _WitnessWork,
+    out: np.ndarray,
+    found: np.ndarray,
+    nodes: np.ndarray,
+    budget: int,
+) -> int:  # pragma: no cover - compiled
+    """Look for a witness of each test of ``rows`` (k, cells) from ``work.state`` on, for at most
+    ``budget`` nodes: a solution of the row whose cell ``tested[t]`` (empty in the row) does not
+    hold ``solution``'s digit; with ``partner[t] >= 0`` (a pair, also empty in the row), when
+    there is none, one with that cell held at its digit and the partner changed.
+
+    ``found[t]``: 1, a witness in ``out[t]``; 0, none (the search exhausted); left as it was when
+    not reached.  ``solution``'s digit first at every guess, since a witness mostly keeps it.
+    Returns DONE, BUDGET or GROW (a taller stack, then again), resumable like ``carve_batch``.
+    """
+    cur, queue, stack, stack_cell, state = work.cur, work.queue, work.stack, work.stack_cell, work.state
+    n = tables.p * tables.q
+    cells = n * n
+    full = _ALL >> np.uint64(64 - n)
+    everything = _ALL >> np.uint64(64 - 3 * n)
+    t, mode, top = state[_W_TEST], state[_W_MODE], state[_W_TOP]
+    queued, phase = state[_W_QUEUED], state[_W_PHASE]
+    d0 = work.dirty[0]
+    spent = 0
+    status = _DONE
+    while t < rows.shape[0]:
+        if mode == _W_START:
+            queued = 0
+            for cell in range(cells):
+                v = rows[t, cell]
+                if v > 0:
+                    cur[cell] = _ONE << np.uint64(v - 1)
+                    queue[queued] = cell
+                    queued += 1
+                else:
+                    cur[cell] = full
+            changed = tested[t]
+            if phase == 1:
+                held = changed
+                changed = partner[t]
+                cur[held] = _ONE << np.uint64(solution[held] - 1)
+                queue[queued] = held
+                queued += 1
+            m = full & ~(_ONE << np.uint64(solution[changed] - 1))
+            cur[changed] = m
+            if (m & (m - _ONE)) == _ZERO:
+                queue[queued] = changed
+                queued += 1
+            d0 = everything
+            top = 0
+            mode = _W_PROPAGATE
+        if mode == _W_PROPAGATE:
+            if spent >= budget:
+                status = BUDGET
+                break
+            spent += 1
+            nodes[t] += 1
+            mode = _W_BRANCH if _w_propagate(cur, queued, d0, tables, work) else _W_BACKTRACK
+            queued = 0
+            d0 = _ZERO
+        if mode == _W_BRANCH:
+            best = _w_choose(cur, tables.peers)
+            if best >= 0:
+                if top == stack.shape[0]:
+                    status = _GROW
+                    break
+                m = cur[best]
+                bit = _ONE << np.uint64(solution[best] - 1)
+                if not m & bit:
+                    bit = m & (~m + _ONE)
+                for cell in range(cells):
+                    stack[top, cell] = cur[cell]
+                stack[top, best] = m ^ bit
+                stack_cell[top] = best
+                top += 1
+                cur[best] = bit
+                queue[0] = best
+                queued = 1
+                d0 = tables.unit_bits[best]
+                mode = _W_PROPAGATE
+                continue
+            for cell in range(cells):  # every cell single: a solution, and it changes the tested cell
+                out[t, cell] = lowest_index(cur[cell]) + 1
+            found[t] = 1
+            t += 1
+            phase = 0
+            mode = _W_START
+            continue
+        if mode == _W_BACKTRACK:
+            if top == 0:
+                if phase == 0 and partner[t] >= 0:
+                    phase = 1
+                else:
+                    found[t] = 0
+                    t += 1
+                    phase = 0
+                mode = _W_START
+                continue
+            top -= 1
+            for cell in range(cells):
+                cur[cell] = stack[top, cell]
+            cell = stack_cell[top]
+            m = cur[cell]
+            queued = 0
+            if (m & (m - _ONE)) == _ZERO:
+                queue[0] = cell
+                queued = 1
+            d0 = tables.unit_bits[cell]
+            mode = _W_PROPAGATE
+    state[_W_TEST], state[_W_MODE], state[_W_TOP] = t, mode, top
+    state[_W_QUEUED], state[_W_PHASE] = queued, phase
+    work.dirty[0] = d0
+    return status
+
+
+@numba.njit(cache=True)
+def _w_choose(cur: np.ndarray, peers: np.ndarray) -> int:  # pragma: no cover - compiled
+    """The cell to guess on (-1: every cell single): the fewest candidates, and among the first
+    ``_SCORED`` bivalue cells the one whose guess propagates furthest (``guess_score``)."""
+    best = -1
+    fewest = 65
+    top_score = -1
+    scored = 0
+    for cell in range(cur.shape[0]):
+        m = cur[cell]
+        if (m & (m - _ONE)) == _ZERO:
+            continue
+        size = popcount(m)
+        if size > fewest:
+            continue
+        if size < fewest:
+            fewest = size
+            best = cell
+            top_score = -1
+            scored = 0
+        score = guess_score(cur, peers, cell)
+        if score > top_score:
+            top_score = score
+            best = cell
+        scored += 1
+        if size == 2 and scored >= _SCORED:
+            break
+    return best
+
+
+@cache
+def _witness_tables_of(geometry: Geometry) -> _WitnessTables:
+    """``_witness_tables``, once per geometry."""
+    return _witness_tables(geometry)
+
+
+def witness_batch(
+    geometry: Geometry,
+    rows: np.ndarray,
+    tested: np.ndarray,
+    partner: np.ndarray,
+    solution: np.ndarray,
+    *,
+    seconds: float | None = None,
+    deadline: Deadline | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Witnesses of the tests ``rows`` (k, n*n) of a puzzle with one solution, ``solution`` (n*n,).
+
+    Row t is the puzzle without its given at ``tested[t]`` (and, ``partner[t] >= 0``, without the
+    pair's other given there too).  Returns ``found`` (k,) int8: 1, a witness in ``grids[t]`` (a
+    solution of row t with another digit at the tested cell, or the pair's other cell); 0, none:
+    the given can go; -1, not settled within ``seconds`` a test or before the deadline.  And
+    ``nodes`` (k,) per test.  Grids of side ``WITNESS_MAX_SIDE`` at most.
+
+    A count to two of each row decides the same, but searches the known solution's branch too;
+    this search forbids the given's digit and tries the known solution's digit first elsewhere
+    (a witness mostly keeps it): on forty 16x16 puzzles half the count's nodes.
+    """
+    n, cells = geometry.n, geometry.cells
+    if n > WITNESS_MAX_SIDE:
+        raise NativeInputError(f"the witness search takes grids up to {WITNESS_MAX_SIDE}x{WITNESS_MAX_SIDE}")
+    k = rows.shape[0]
+    rows = np.ascontiguousarray(rows, dtype=np.int8).reshape(k, cells)
+    tested = np.ascontiguousarray(tested, dtype=np.int64)
+    partner = np.ascontiguousarray(partner, dtype=np.int64)
+    solution = np.ascontiguousarray(solution, dtype=np.int8).reshape(cells)
+    tables = _witness_tables_of(geometry)
+    work = _witness_work(geometry, min(cells + 1, _STACK_LEVELS))
+    grids = np.zeros((k, cells), np.int8)
+    found = np.full(k, -1, np.int8)
+    nodes = np.zeros(k, np.int64)
+    chunk = 0.02 if seconds is None else min(0.02, max(seconds / 4, 1e-3))
+    clock = ChunkBudget(deadline or Deadline(None), max(50, 2_000_000 // cells), 50, 50_000_000, chunk)
+    current, began = 0, time.monotonic()
+    while True:
+        status = _witness_batch(
+            rows, tested, partner, solution, tables, work, grids, found, nodes, clock.start()
+        )
+        if status == _DONE:
+            break
+        if status == _GROW:
+            levels = work.stack.shape[0]
+            taller = min(2 * levels, cells + 1)
+            stack = np.empty((taller, cells), np.uint64)
+            stack[:levels] = work.stack
+            stack_cell = np.empty(taller, np.int64)
+            stack_cell[:levels] = work.stack_cell
+            work = work._replace(stack=stack, stack_cell=stack_cell)
+        if clock.out_of_time(resize=status == BUDGET):
+            break
+        now = time.monotonic()
+        t = int(work.state[_W_TEST])
+        if t != current:  # a new test began during the chunk: its time counts from now
+            current, began = t, now
+        elif seconds is not None and now - began >= seconds:
+            work.state[_W_TEST], work.state[_W_MODE], work.state[_W_PHASE] = t + 1, _W_START, 0
+            current, began = t + 1, now  # given up: left to the caller (found -1)
+            if t + 1 == k:
+                break
+    return found, grids, nodes
+
+
 @dataclass(frozen=True, slots=True)
 class Carved:
     """A carved batch: ``puzzles`` and ``solutions`` (B, n*n) int8; ``seeded`` (B,) givens
@@ -834,7 +1268,7 @@ def carve(
             complete = np.zeros(firsts.size, np.bool_)
             # No time for counts (test_seconds=0): the oracle answers every test.
             seconds = test_seconds if whole or n < REGION_SIDE else min(test_seconds, RECOUNT_SECONDS)
-            if (test_seconds != 0 or oracle is None) and not counted(rows, complete, others, seconds):
+            if (test_seconds != 0 or oracle is None) and not counted(rows, firsts, complete, others, seconds):
                 return False
             removable = []
             for i, first in enumerate(batch):
@@ -868,10 +1302,16 @@ def carve(
         return True
 
     def counted(
-        rows: np.ndarray, complete: np.ndarray, others: dict[int, np.ndarray], seconds: float
+        rows: np.ndarray,
+        firsts: np.ndarray,
+        complete: np.ndarray,
+        others: dict[int, np.ndarray],
+        seconds: float,
     ) -> bool:
-        """Count each puzzle of ``rows`` to two (``complete``: exhausted; ``others``: a solution
-        other than the known one, by row); False when the deadline stopped the counts.
+        """Count each puzzle of ``rows`` (without the given, or pair, at ``firsts``) to two
+        (``complete``: exhausted; ``others``: a solution other than the known one, by row); False
+        when the deadline stopped the counts.  Up to ``WITNESS_MAX_SIDE`` the witness search
+        decides the same (a witness, or none) in half the nodes.
 
         Each count gets ``seconds`` (the oracle takes it then); under a deadline never more
         than the time left, and the rows go in slices that fit it, so that one hard test does not
@@ -879,6 +1319,8 @@ def carve(
         from .backtrack import search_batch
 
         sol = solutions[int(state[_S_PUZZLE])]
+        partner = cells - 1 - firsts if symmetric else np.full(firsts.size, -1, np.int64)
+        partner[partner == firsts] = -1  # the centre of an odd grid: a pair of one cell
         start = 0
         while start < rows.shape[0]:
             remaining = clock.deadline.remaining()
@@ -892,6 +1334,21 @@ def carve(
                     return False
                 limit = min(seconds, remaining)
                 stop = start + max(1, int(remaining // limit))
+            if n <= WITNESS_MAX_SIDE:
+                found, grids, _ = witness_batch(
+                    geometry,
+                    rows[start:stop],
+                    firsts[start:stop],
+                    partner[start:stop],
+                    sol,
+                    seconds=limit if not isinstance(limit, Deadline) else None,
+                    deadline=limit if isinstance(limit, Deadline) else None,
+                )
+                complete[start:stop] = found == 0
+                for i in np.flatnonzero(found == 1):
+                    others[start + int(i)] = grids[i]
+                start = stop
+                continue
             run = search_batch(geometry, rows[start:stop], limit=2, keep=True, time_limit=limit)
             complete[start:stop] = run.complete
             other = (run.solutions != sol).any(axis=1)  # the known solution is not a witness

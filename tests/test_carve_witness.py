@@ -1,0 +1,121 @@
+"""The witness search of the carving by count (``carve.witness_batch``): for each given of a puzzle
+with one solution, a second solution of the puzzle without it (the given stays), or none (it can
+go), as a count to two by the backtrack search decides, and never "none" for a search cut short."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sudoku_cp.geometry import Geometry
+from sudoku_cp.native import carve as carve_module
+from sudoku_cp.native.backtrack import search_batch
+from sudoku_cp.native.carve import carve, rng_states, witness_batch
+
+pytestmark = pytest.mark.timeout(300)
+
+
+def _tests(
+    geometry: Geometry, seed: int, symmetric: bool, final: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A carved puzzle's seeded givens (``final``: its givens) as tests: (rows without each,
+    tested cells, partners, solution)."""
+    carved = carve(geometry, rng_states(seed, np.arange(1)), symmetric=symmetric)
+    assert carved.done.all()
+    cells = geometry.cells
+    solution = carved.solutions[0]
+    firsts = carved.order[0, : carved.seeded[0]].astype(np.int64)
+    if final:  # every test keeps its given: a witness each, some of them deep
+        firsts = firsts[carved.puzzles[0][firsts] != 0]
+    # The puzzle holds every seeded given again: those the carving took out go too with one test each.
+    puzzle = np.zeros(cells, np.int8)
+    for first in firsts:
+        puzzle[first] = solution[first]
+        if symmetric:
+            puzzle[cells - 1 - first] = solution[cells - 1 - first]
+    rows = np.repeat(puzzle[None, :], firsts.size, axis=0)
+    at = np.arange(firsts.size)
+    rows[at, firsts] = 0
+    partner = np.full(firsts.size, -1, np.int64)
+    if symmetric:
+        rows[at, cells - 1 - firsts] = 0
+        partner = np.where(cells - 1 - firsts != firsts, cells - 1 - firsts, -1)
+    return rows, firsts, partner, solution
+
+
+def _valid(geometry: Geometry, grid: np.ndarray) -> bool:
+    units = np.sort(grid.astype(np.int64)[np.asarray(geometry.units)], axis=1)
+    return bool(np.array_equal(units, np.broadcast_to(np.arange(1, geometry.n + 1), units.shape)))
+
+
+@pytest.mark.parametrize("box", [(3, 3), (3, 4), (4, 4)], ids=lambda b: f"{b[0]}x{b[1]}")
+@pytest.mark.parametrize("symmetric", [False, True], ids=["minimal", "symmetric"])
+def test_a_witness_exists_exactly_when_the_count_finds_two(box: tuple[int, int], symmetric: bool) -> None:
+    geometry = Geometry(*box)
+    seen = {0: 0, 1: 0}
+    for seed in range(3):
+        rows, firsts, partner, solution = _tests(geometry, seed, symmetric)
+        found, grids, nodes = witness_batch(geometry, rows, firsts, partner, solution)
+        run = search_batch(geometry, rows, limit=2, keep=False)
+        assert (run.complete | (run.counts >= 2)).all()
+        assert np.array_equal(found == 1, run.counts >= 2)
+        assert np.array_equal(found == 0, run.counts == 1)
+        assert (nodes > 0).all()
+        for t in np.flatnonzero(found == 1):
+            grid = grids[t]
+            kept = rows[t] != 0
+            assert _valid(geometry, grid)
+            assert np.array_equal(grid[kept], rows[t][kept])
+            changed = grid[firsts[t]] != solution[firsts[t]]
+            if partner[t] >= 0:
+                changed |= grid[partner[t]] != solution[partner[t]]
+            assert changed
+        seen[0] += int(np.count_nonzero(found == 0))
+        seen[1] += int(np.count_nonzero(found == 1))
+    assert seen[0] > 0 and seen[1] > 0  # both answers were asked for
+
+
+def test_a_search_cut_short_says_nothing() -> None:
+    """Out of budget: the tests not finished stay unsettled (-1), never "no witness"."""
+    geometry = Geometry(4, 4)
+    rows, firsts, partner, solution = _tests(geometry, 1, False)
+    tables = carve_module._witness_tables(geometry)
+    work = carve_module._witness_work(geometry, geometry.cells + 1)
+    found = np.full(rows.shape[0], -1, np.int8)
+    grids = np.zeros(rows.shape, np.int8)
+    nodes = np.zeros(rows.shape[0], np.int64)
+    status = carve_module._witness_batch(
+        rows, firsts, partner, solution, tables, work, grids, found, nodes, 3
+    )  # fmt: skip
+    assert status == carve_module.BUDGET
+    assert int(nodes.sum()) == 3
+    reached = int(work.state[0])
+    assert (found[reached:] == -1).all()
+    # Resumed, the same answers as in one go.
+    while status != 0:
+        status = carve_module._witness_batch(
+            rows, firsts, partner, solution, tables, work, grids, found, nodes, 3
+        )  # fmt: skip
+    whole, _, _ = witness_batch(geometry, rows, firsts, partner, solution)
+    assert np.array_equal(found, whole)
+
+
+def test_a_test_out_of_time_is_left_to_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test past its seconds is given up (-1) and the next one goes on."""
+    geometry = Geometry(4, 4)
+    rows, firsts, partner, solution = _tests(geometry, 2, False, final=True)
+    # Many tests, so that chunks of 50 nodes (the budget after a chunk of "ten seconds") cut some.
+    rows, firsts, partner = np.tile(rows, (20, 1)), np.tile(firsts, 20), np.tile(partner, 20)
+    clock = iter(np.arange(0.0, 1e6, 10.0))  # every chunk takes ten seconds
+    monkeypatch.setattr(carve_module.time, "monotonic", lambda: float(next(clock)))
+    found, _, nodes = witness_batch(geometry, rows, firsts, partner, solution, seconds=1.0)
+    whole, _, _ = witness_batch(geometry, rows, firsts, partner, solution)
+    settled = found >= 0
+    assert np.array_equal(found[settled], whole[settled])
+    assert (~settled).any()  # the budget falls to 50 nodes a chunk: the long tests are cut
+
+
+def test_above_its_side_it_refuses() -> None:
+    geometry = Geometry(5, 5)
+    with pytest.raises(ValueError):
+        witness_batch(geometry, np.zeros((1, 625), np.int8), np.zeros(1), np.full(1, -1), np.ones(625))

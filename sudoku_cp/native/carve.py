@@ -581,7 +581,13 @@ def carve_batch(
                     mode = _START
                     restarts[b] += 1
                     continue
-            if fix(cur, cell, bit, work, tables, True) and _settle(cur, work, tables, segs, seg_masks):
+            if _fast(wtables):
+                cur[cell] = bit
+                wwork.queue[0] = cell
+                ok = _w_propagate(cur, 1, wtables.unit_bits[cell], wtables, wwork)
+            else:
+                ok = fix(cur, cell, bit, work, tables, True) and _settle(cur, work, tables, segs, seg_masks)
+            if ok:
                 mode = _BRANCH
             continue
         if mode == _SEED:
@@ -651,12 +657,13 @@ def carve_batch(
             spent += 1
             nodes[b, pos] += 1
             top = 0
-            if propagate_masks(cur, peers, units, cell_units, full, True) and _settle(
-                cur, work, tables, segs, seg_masks
-            ):
-                mode = _BRANCH
+            if _fast(wtables):
+                ok = _w_settle_all(cur, wtables, wwork)
             else:
-                mode = _TRY  # top == 0: no solution with this cell changed
+                ok = propagate_masks(cur, peers, units, cell_units, full, True) and _settle(
+                    cur, work, tables, segs, seg_masks
+                )
+            mode = _BRANCH if ok else _TRY  # _TRY at top == 0: no solution with this cell changed
     state[_S_PUZZLE] = b
     state[_S_MODE] = mode
     state[_S_TOP] = top
@@ -880,23 +887,30 @@ def _fast(tables: _WitnessTables) -> bool:  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True)
+def _w_settle_all(
+    cur: np.ndarray, tables: _WitnessTables, work: _WitnessWork
+) -> bool:  # pragma: no cover - compiled
+    """``cur`` to the fixed point of singles and locked candidates from scratch (every single
+    cell, every unit); False on a contradiction.  As ``propagate_masks`` then ``_settle``."""
+    queued = 0
+    for cell in range(cur.shape[0]):
+        m = cur[cell]
+        if m == _ZERO:
+            return False
+        if (m & (m - _ONE)) == _ZERO:
+            work.queue[queued] = cell
+            queued += 1
+    return _w_propagate(cur, queued, _ALL >> np.uint64(64 - 3 * tables.p * tables.q), tables, work)
+
+
+@numba.njit(cache=True)
 def _w_solved(
     puzzle: np.ndarray, tables: _WitnessTables, work: _WitnessWork
 ) -> bool:  # pragma: no cover - compiled
     """Whether singles and locked candidates alone solve ``puzzle`` (``_solved_by_rules``'s answer)."""
-    cur, queue = work.cur, work.queue
-    n = tables.p * tables.q
-    full = _ALL >> np.uint64(64 - n)
-    queued = 0
-    for cell in range(cur.shape[0]):
-        v = puzzle[cell]
-        if v > 0:
-            cur[cell] = _ONE << np.uint64(v - 1)
-            queue[queued] = cell
-            queued += 1
-        else:
-            cur[cell] = full
-    if not _w_propagate(cur, queued, _ALL >> np.uint64(64 - 3 * n), tables, work):
+    cur = work.cur
+    _initial(puzzle, cur, _ALL >> np.uint64(64 - tables.p * tables.q))
+    if not _w_settle_all(cur, tables, work):
         return False
     for cell in range(cur.shape[0]):
         m = cur[cell]

@@ -1,0 +1,410 @@
+"""Prototype: a minimal 25x25 puzzle by witnesses in bulk (issue 26 item 3), not one SAT test per given.
+
+    .venv/bin/python research/gen25.py [--box 5x5] [--seed 1] [--attempt 0] [--cpu 600] [--no-regions]
+
+The product (``deduction.generate``) seeds givens until singles solve the grid, spares the givens
+singles and locked candidates can, then tests every given left: "does the puzzle without it have
+another solution?", one backtrack count each and, for a fifth to two thirds of them on 25x25, one
+CaDiCaL call on a formula of its own (1.5-2 s each, ~185 calls, 453 CPU s for seed 1).
+
+Here the same starting point (the product's own seeded and pruned puzzle, via ``carve`` with an
+oracle that records each test) is carved by ONE incremental CaDiCaL holding the empty grid's
+formula and every given as a soft literal, with "at most one given changes" (pairwise, over
+selector literals so a removed given drops out) and, per call, "at least one of the givens still
+without a witness changes" (an activation literal retired after the call).  Every answer is a
+complete grid that keeps all givens but one, g, and changes g: g's witness.  The solver picks
+whichever given is easiest and keeps its learnt clauses across calls.  When the call is
+unsatisfiable, every given left without a witness is removable on its own; the first of them in
+the product's order goes, the others are asked again on the smaller puzzle (givens only go, so
+every witness found stays valid).  That is removal one at a time in the product's order (a given
+with a witness on the current puzzle keeps it on every smaller one), so the puzzle is the one the
+product's carving makes, compared cell by cell when the product's puzzle is at hand.
+
+Cheap witnesses first (``--no-regions`` skips them): the product's own region searches
+(``carve.region_rows``: the given's band and stack, other cells held at the known solution).
+
+Every puzzle made is checked here, apart from the solver that carved it: uniqueness by a fresh
+CaDiCaL on the givens as unit clauses with the known solution blocked (unsatisfiable), and
+minimality by one witness per given checked cell by cell with numpy (a valid grid, every other
+given kept, this one changed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pysat.solvers import Solver
+
+from sudoku_cp.cnf.sudoku import AmoEncoding, CnfEncoding, encode_cnf
+from sudoku_cp.geometry import Geometry, geometry_for_size, parse_box
+from sudoku_cp.grid import Grid
+from sudoku_cp.native.backtrack import search_batch
+from sudoku_cp.native.carve import carve, region_rows, rng_states
+
+
+@dataclass
+class Start:
+    """The product's carving state before its tests: the seeded and pruned puzzle (n*n,) int8,
+    the known solution (n*n,) int8, and the givens left to test, in the product's order."""
+
+    puzzle: np.ndarray
+    solution: np.ndarray
+    order: list[int]
+
+
+def product_start(geometry: Geometry, seed: int, attempt: int) -> Start:
+    """The product's starting point for attempt ``attempt`` of ``seed``: its own fill, seeding and
+    pruning (``carve``, by count, with no time for counts so every test goes to the oracle); the
+    oracle answers "no other solution" to each test, so it is asked about every given left in
+    order, on a puzzle one given smaller each time; the first question gives the puzzle."""
+    asked: list[int] = []
+    first: list[np.ndarray] = []
+
+    def recorder(givens: np.ndarray, cell: int, digit: int) -> bool:
+        if not first:
+            puzzle = givens.copy()
+            puzzle[cell] = digit
+            first.append(puzzle)
+        asked.append(cell)
+        return False
+
+    carved = carve(geometry, rng_states(seed, np.array([attempt])), oracle=recorder, test_seconds=0)
+    return Start(first[0].astype(np.int8), carved.solutions[0].copy(), asked)
+
+
+def base_clauses(geometry: Geometry) -> list[list[int]]:
+    """The empty grid's CNF (variable ``cell * n + digit + 1``, digit 0-based): exactly one digit
+    per cell, each digit exactly once per row, column and box, "at most one" pairwise."""
+    n = geometry.n
+    var = np.arange(geometry.cells * n, dtype=np.int64).reshape(geometry.cells, n) + 1
+    groups = [var]  # per cell: its n digits
+    units = np.asarray(geometry.units)  # (3n, n) cells
+    groups.append(var[units].transpose(0, 2, 1).reshape(-1, n))  # per unit and digit: its n cells
+    i, j = np.triu_indices(n, 1)
+    clauses: list[list[int]] = []
+    for group in groups:
+        clauses.extend(group.tolist())
+        pairs = np.stack([-group[:, i], -group[:, j]], axis=2).reshape(-1, 2)
+        clauses.extend(pairs.tolist())
+    return clauses
+
+
+@dataclass
+class Stats:
+    """What a carving spent: SAT calls by answer and their CPU seconds, region witnesses."""
+
+    sat_calls: int = 0
+    sat_unsat: int = 0
+    sat_seconds: list[float] = field(default_factory=list)
+    region_witnesses: int = 0
+    region_seconds: float = 0.0
+    load_seconds: float = 0.0
+    verbose: bool = False
+
+    def log(self, pending: int, found: bool) -> None:
+        """One SAT call's line on stderr (``verbose``)."""
+        if self.verbose:
+            seconds = self.sat_seconds[-1]
+            print(
+                f"sat {self.sat_calls} pending {pending} {found} {seconds:.2f}s", file=sys.stderr, flush=True
+            )
+
+
+class BulkWitness:
+    """One incremental CaDiCaL: "a solution keeping every active given but one, that one among
+    ``pending``" (``ask``); givens leave with ``remove``."""
+
+    def __init__(self, geometry: Geometry, puzzle: np.ndarray, solution: np.ndarray, stats: Stats) -> None:
+        start = time.process_time()
+        self.n = n = geometry.n
+        self.solution = solution
+        self.givens = [int(c) for c in np.flatnonzero(puzzle)]
+        top = geometry.cells * n
+        self.keep = {g: g * n + int(solution[g]) - 1 + 1 for g in self.givens}
+        # Per given: r_g (assumed true once the given is removed) and y_g ("it changed and counts").
+        self.removed = {g: top + 1 + 2 * k for k, g in enumerate(self.givens)}
+        counted = {g: top + 2 + 2 * k for k, g in enumerate(self.givens)}
+        self.next_var = top + 2 * len(self.givens) + 1
+        self.solver: Any = Solver(name="cadical195")
+        clauses = base_clauses(geometry)
+        for g in self.givens:  # changed and not removed -> counted
+            clauses.append([self.keep[g], self.removed[g], counted[g]])
+        ys = [counted[g] for g in self.givens]
+        clauses.extend([-a, -b] for a, b in itertools.combinations(ys, 2))  # at most one counted
+        self.solver.append_formula(clauses)
+        # The known solution as saved phases: a witness mostly agrees with it.
+        phases = [
+            (c * n + d + 1) * (1 if d == int(solution[c]) - 1 else -1)
+            for c in range(geometry.cells)
+            for d in range(n)
+        ]
+        self.solver.set_phases(phases)
+        self.gone: set[int] = set()
+        self.stats = stats
+        stats.load_seconds += time.process_time() - start
+
+    def remove(self, given: int) -> None:
+        """The given leaves the puzzle: it may change freely in later answers."""
+        self.gone.add(given)
+
+    def ask(self, pending: list[int]) -> tuple[int, np.ndarray] | None:
+        """(g, witness) for some g of ``pending``, or None: no given of ``pending`` has one."""
+        act = self.next_var
+        self.next_var += 1
+        self.solver.add_clause([-act] + [-self.keep[g] for g in pending])
+        assumptions = [act] + [(1 if g in self.gone else -1) * self.removed[g] for g in self.givens]
+        start = time.process_time()
+        found = self.solver.solve(assumptions=assumptions)
+        self.stats.sat_seconds.append(time.process_time() - start)
+        self.stats.sat_calls += 1
+        self.stats.log(len(pending), bool(found))
+        model = np.asarray(self.solver.get_model()[: self.n * self.n * self.n]) > 0 if found else None
+        self.solver.add_clause([-act])  # retired (after reading the model: a new clause drops it)
+        if model is None:
+            self.stats.sat_unsat += 1
+            return None
+        grid = (model.reshape(-1, self.n).argmax(axis=1) + 1).astype(np.int8)
+        changed = [g for g in self.givens if g not in self.gone and grid[g] != self.solution[g]]
+        assert len(changed) == 1 and changed[0] in pending, changed
+        return changed[0], grid
+
+    def close(self) -> None:
+        """Free the native solver."""
+        self.solver.delete()
+
+
+class BlockOracle:
+    """One incremental CaDiCaL on the formula of the puzzle without a block of givens (the rest's
+    propagation encoded away, ``encode_cnf``'s optimized encoding): "a solution changing exactly
+    one given of the block, one of ``pending``" (``ask``); a given that leaves the puzzle (``remove``)
+    is no longer counted.  With a block of one given this is the product's test per given."""
+
+    def __init__(
+        self, geometry: Geometry, puzzle: np.ndarray, solution: np.ndarray, block: list[int], stats: Stats
+    ) -> None:
+        start = time.process_time()
+        n = geometry.n
+        self.solution = solution
+        self.stats = stats
+        givens = puzzle.copy()
+        givens[block] = 0
+        cnf = encode_cnf(
+            Grid(geometry, givens.reshape(n, n)), CnfEncoding.OPTIMIZED, AmoEncoding.SEQCOUNTER, use="solve"
+        )
+        assert not cnf.contradiction  # the known solution solves it
+        self.cnf = cnf
+        # A given the others' propagation fixes cannot change: it has no witness here.
+        self.keep = {
+            g: int(cnf.varmap.index[g, int(solution[g]) - 1]) for g in block if cnf.varmap.fixed[g] == 0
+        }
+        assert all(v > 0 for v in self.keep.values())  # the known digit is a candidate
+        self.block = list(self.keep)
+        top = cnf.n_vars
+        self.removed = {g: top + 1 + 2 * k for k, g in enumerate(self.block)}
+        counted = {g: top + 2 + 2 * k for k, g in enumerate(self.block)}
+        self.next_var = top + 2 * len(self.block) + 1
+        self.solver: Any = Solver(name="cadical195")
+        clauses = cnf.clauses()
+        while chunk := list(itertools.islice(clauses, 1 << 15)):
+            self.solver.append_formula(chunk)
+        for g in self.block:  # changed and still a given -> counted; at most one counted
+            self.solver.add_clause([self.keep[g], self.removed[g], counted[g]])
+        for a, b in itertools.combinations(self.block, 2):
+            self.solver.add_clause([-counted[a], -counted[b]])
+        self.gone: set[int] = set()
+        stats.load_seconds += time.process_time() - start
+
+    def remove(self, given: int) -> None:
+        """The given leaves the puzzle: it may change freely in later answers."""
+        self.gone.add(given)
+
+    def ask(self, pending: list[int]) -> tuple[int, np.ndarray] | None:
+        """(g, witness) for some g of ``pending``, or None: no given of ``pending`` has one."""
+        pending = [g for g in pending if g in self.keep]
+        if not pending:
+            return None
+        act = self.next_var
+        self.next_var += 1
+        self.solver.add_clause([-act] + [-self.keep[g] for g in pending])
+        assumptions = [act] + [(1 if g in self.gone else -1) * self.removed[g] for g in self.block]
+        start = time.process_time()
+        found = self.solver.solve(assumptions=assumptions)
+        self.stats.sat_seconds.append(time.process_time() - start)
+        self.stats.sat_calls += 1
+        grid = (
+            np.asarray(self.cnf.varmap.decode(self.solver.get_model()), np.int8).reshape(-1)
+            if found
+            else None
+        )
+        self.solver.add_clause([-act])  # retired (after reading the model: a new clause drops it)
+        self.stats.log(len(pending), bool(found))
+        if grid is None:
+            self.stats.sat_unsat += 1
+            return None
+        changed = [g for g in self.block if g not in self.gone and grid[g] != self.solution[g]]
+        assert len(changed) == 1 and changed[0] in pending, changed
+        return changed[0], grid
+
+    def close(self) -> None:
+        """Free the native solver."""
+        self.solver.delete()
+
+
+def region_pass(
+    geometry: Geometry, puzzle: np.ndarray, solution: np.ndarray, todo: list[int], stats: Stats
+) -> dict[int, np.ndarray]:
+    """Witnesses the product's region searches find (each given's band and stack, then one more
+    band and stack per pass, every other cell held at the known solution)."""
+    start = time.process_time()
+    found: dict[int, np.ndarray] = {}
+    for shift in range(max(geometry.n // geometry.p, geometry.n // geometry.q)):
+        left = np.array([g for g in todo if g not in found], np.int64)
+        if left.size == 0:
+            break
+        rows = region_rows(geometry, puzzle, solution, left, shift, False)
+        run = search_batch(geometry, rows, limit=2, keep=True, time_limit=0.05)
+        other = (run.solutions != solution).any(axis=1)
+        for owner, grid in zip(run.owner[other], run.solutions[other], strict=True):
+            found.setdefault(int(left[owner]), np.asarray(grid, np.int8))
+    stats.region_witnesses += len(found)
+    stats.region_seconds += time.process_time() - start
+    return found
+
+
+def carve_bulk(
+    geometry: Geometry, start: Start, regions: bool, stats: Stats, block: int = 0
+) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    """The minimal puzzle removal one at a time in ``start.order`` gives, with a witness per given.
+
+    ``block`` 0: one solver, every given soft (``BulkWitness``); else blocks of that many givens
+    in order, each on a formula of its own (``BlockOracle``; 1: the product's test per given)."""
+    puzzle = start.puzzle.copy()
+    witness: dict[int, np.ndarray] = {}
+    if regions:
+        witness.update(region_pass(geometry, puzzle, start.solution, start.order, stats))
+    if stats.verbose:
+        print(
+            f"regions: {len(witness)} of {len(start.order)} in {stats.region_seconds:.2f}s",
+            file=sys.stderr,
+            flush=True,
+        )
+    todo = [g for g in start.order if g not in witness]
+    size = block or len(todo)
+    for at in range(0, len(todo), size):
+        pending = todo[at : at + size]
+        oracle = (
+            BulkWitness(geometry, puzzle, start.solution, stats)
+            if block == 0
+            else BlockOracle(geometry, puzzle, start.solution, pending, stats)
+        )
+        try:
+            while pending:
+                answer = oracle.ask(pending)
+                if answer is not None:
+                    g, grid = answer
+                    witness[g] = grid
+                    pending.remove(g)
+                    continue
+                # No given of pending has a witness: each can go on its own; the first in order goes.
+                gone = pending.pop(0)
+                puzzle[gone] = 0
+                oracle.remove(gone)
+        finally:
+            oracle.close()
+    return puzzle, witness
+
+
+def check_unique(geometry: Geometry, puzzle: np.ndarray, solution: np.ndarray) -> bool:
+    """True when a fresh CaDiCaL finds no solution of ``puzzle`` other than ``solution``."""
+    n = geometry.n
+    with Solver(name="cadical195", bootstrap_with=base_clauses(geometry)) as solver:
+        for c in np.flatnonzero(puzzle):
+            solver.add_clause([int(c) * n + int(puzzle[c])])
+        solver.add_clause([-(c * n + int(solution[c])) for c in range(geometry.cells)])
+        return not solver.solve()
+
+
+def check_minimal(
+    geometry: Geometry, puzzle: np.ndarray, solution: np.ndarray, witness: dict[int, np.ndarray]
+) -> str | None:
+    """Why ``witness`` does not show ``puzzle`` minimal (None when it does): every given needs a
+    valid grid keeping every other given and changing it, checked cell by cell."""
+    n = geometry.n
+    units = np.asarray(geometry.units)
+    if not np.array_equal(solution[np.flatnonzero(puzzle)], puzzle[np.flatnonzero(puzzle)]):
+        return "the solution breaks a given"
+    for g in np.flatnonzero(puzzle):
+        grid = witness.get(int(g))
+        if grid is None:
+            return f"given {g} has no witness"
+        if not (np.sort(grid[units], axis=1) == np.arange(1, n + 1)).all():
+            return f"the witness of {g} is not a valid grid"
+        for c in np.flatnonzero(puzzle):
+            if c != g and grid[c] != puzzle[c]:
+                return f"the witness of {g} changes given {c}"
+        if grid[g] == puzzle[g]:
+            return f"the witness of {g} keeps it"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Carve one puzzle, check it, print figures as JSON (and compare with a product's puzzle)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--box", default="5x5")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--attempt", type=int, default=0)
+    parser.add_argument("--no-regions", action="store_true")
+    parser.add_argument("--block", type=int, default=1, help="givens per SAT formula (0: one for all)")
+    parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--product", type=Path, help="an .npz of the product's puzzle and solution")
+    args = parser.parse_args(argv)
+    p, q = parse_box(args.box)
+    geometry = geometry_for_size(p * q, (p, q))
+    carve(geometry_for_size(9), rng_states(0, np.array([0])))  # compiled kernels load outside the timing
+    stats = Stats(verbose=args.verbose)
+    t0 = time.process_time()
+    start = product_start(geometry, args.seed, args.attempt)
+    t1 = time.process_time()
+    puzzle, witness = carve_bulk(geometry, start, not args.no_regions, stats, args.block)
+    t2 = time.process_time()
+    unique = check_unique(geometry, puzzle, start.solution)
+    t3 = time.process_time()
+    problem = check_minimal(geometry, puzzle, start.solution, witness)
+    report: dict[str, Any] = {
+        "box": args.box,
+        "block": args.block,
+        "seed": args.seed,
+        "seeded_pruned": int(np.count_nonzero(start.puzzle)),
+        "givens": int(np.count_nonzero(puzzle)),
+        "start_cpu": round(t1 - t0, 2),
+        "carve_cpu": round(t2 - t1, 2),
+        "unique_check_cpu": round(t3 - t2, 2),
+        "unique": unique,
+        "minimal": problem or "yes",
+        "sat_calls": stats.sat_calls,
+        "sat_unsat": stats.sat_unsat,
+        "sat_cpu": round(sum(stats.sat_seconds), 2),
+        "sat_max": round(max(stats.sat_seconds, default=0.0), 2),
+        "load_cpu": round(stats.load_seconds, 2),
+        "region_witnesses": stats.region_witnesses,
+        "region_cpu": round(stats.region_seconds, 2),
+    }
+    if args.product is not None and args.product.exists():
+        made = np.load(args.product)
+        report["same_as_product"] = bool(
+            np.array_equal(made["puzzle"], puzzle) and np.array_equal(made["solution"], start.solution)
+        )
+    print(json.dumps(report), flush=True)
+    return 0 if unique and problem is None else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

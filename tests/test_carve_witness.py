@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 
 from sudoku_cp.geometry import Geometry
+from sudoku_cp.limits import Deadline
 from sudoku_cp.native import carve as carve_module
 from sudoku_cp.native.backtrack import search_batch
 from sudoku_cp.native.carve import carve, rng_states, witness_batch
+from sudoku_cp.native.chunks import ChunkBudget
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -104,15 +106,21 @@ def test_a_test_out_of_time_is_left_to_the_caller(monkeypatch: pytest.MonkeyPatc
     """A test past its seconds is given up (-1) and the next one goes on."""
     geometry = Geometry(4, 4)
     rows, firsts, partner, solution = _tests(geometry, 2, False, final=True)
-    # Many tests, so that chunks of 50 nodes (the budget after a chunk of "ten seconds") cut some.
-    rows, firsts, partner = np.tile(rows, (20, 1)), np.tile(firsts, 20), np.tile(partner, 20)
+    whole, _, nodes = witness_batch(geometry, rows, firsts, partner, solution)
+
+    def small_chunks(deadline: Deadline, *args: object) -> ChunkBudget:
+        return ChunkBudget(deadline, 3, 3, 3)  # three nodes a chunk
+
     clock = iter(np.arange(0.0, 1e6, 10.0))  # every chunk takes ten seconds
+    monkeypatch.setattr(carve_module, "ChunkBudget", small_chunks)
     monkeypatch.setattr(carve_module.time, "monotonic", lambda: float(next(clock)))
-    found, _, nodes = witness_batch(geometry, rows, firsts, partner, solution, seconds=1.0)
-    whole, _, _ = witness_batch(geometry, rows, firsts, partner, solution)
+    found, _, _ = witness_batch(geometry, rows, firsts, partner, solution, seconds=1.0)
     settled = found >= 0
     assert np.array_equal(found[settled], whole[settled])
-    assert (~settled).any()  # the budget falls to 50 nodes a chunk: the long tests are cut
+    # A test is checked at the end of the chunk after the one it began in: cut when it needs more
+    # than two chunks, never when it fits one.
+    assert (~settled[nodes > 6]).all() and settled[nodes <= 3].all()
+    assert (nodes > 6).any()
 
 
 def test_above_its_side_it_refuses() -> None:

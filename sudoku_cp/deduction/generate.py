@@ -8,8 +8,10 @@ keeps the givens symmetric under a half turn and works on those pairs instead (m
 symmetric pairs, Eppstein 2005's kind).  A test the compiled search has not settled within
 ``carve``'s node cap goes to SAT (CaDiCaL, ``_SatOracle``): the search's heavy tail on big grids.
 From 16x16 on the carving goes by count (``carve``'s ``by_count``): the givens singles and locked
-candidates can spare first, then the rest counted to two together by the backtrack search; from
-25x25 on each test first looks for a witness in the given's band and stack (``carve.region_rows``).
+candidates can spare first, then the rest tested together (up to 21x21 each by a search for a
+second solution with the given's digit forbidden, ``carve.witness_batch``; above, each counted to
+two by the backtrack search); from 25x25 on each test first looks for a witness in the given's
+band and stack (``carve.region_rows``).
 
 Proof, by other paths than the ones that made the puzzle (fail closed: a puzzle not proved is
 never returned):

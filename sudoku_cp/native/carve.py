@@ -20,11 +20,16 @@ Each puzzle of a batch goes through three phases inside one resumable kernel (``
 From 16x16 on (``carve``'s ``by_count``) phase 3 runs in two steps instead: first each seeded
 given goes, in order, when singles and locked candidates still solve the puzzle without it (one
 propagation, no search; the puzzle stays solved by the rules); then the givens left, whose
-searches start one given away from a grid the rules solve, are counted to two all at once by the
-backtrack search (``native.backtrack``, a batch of puzzles in one compiled call): two solutions,
-the given stays with the other as its witness; one, the search exhausted, the first such given
-goes and the others of its kind are counted again on the smaller puzzle.  On 16x16 about a
-quarter of the seeded givens go by the rules and a few by count.  From 25x25 on
+searches start one given away from a grid the rules solve, are tested all at once, a batch in
+one compiled call: up to 21x21 by the witness search (``witness_batch``: the puzzle without the
+given, its digit forbidden there, the known solution's digit first at every guess), above by a
+count to two of the backtrack search (``native.backtrack``).  Another solution: the given stays
+with it as its witness; none, the search exhausted, the first such given goes and the others of
+its kind are tested again on the smaller puzzle.  On 16x16 about a quarter of the seeded givens
+go by the rules and a few by the tests.  Up to 21x21 every propagation here (the fill, the
+tests, the rules' pass) is the witness search's (``_w_propagate``: changed units in one word,
+the backtrack search's way), which reaches the same fixed point as ``native.propagation`` with
+``_settle`` at a third of the cost, so the same searches and puzzles.  From 25x25 on
 (``REGION_SIDE``) each test first looks for a witness in a region (``region_rows``: the given's
 band and stack, then one more band and stack, every other cell held at the known solution; a few
 nodes each), since there a count of the whole puzzle can run for seconds: on a 25x25 seed they

@@ -174,6 +174,65 @@ def _confirm_contradiction(grid: Grid, reason: str, suspect: str, deadline: Dead
     return Status.UNSAT, reason
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What the engine makes of a rule set before any puzzle: ``chosen`` (by weight), the step
+    counts to start from, the compiled ``local`` rules lighter than every other chosen rule (the
+    fast mode runs them to a fixed point in one call, which takes the steps the one-at-a-time
+    loop would) with their kernel switches (``enabled``: the kernel only reads them), ids and
+    names, the ``rest``, and the rules ``covered`` by others chosen (``_easiest``)."""
+
+    chosen: tuple[Rule, ...]
+    counts: dict[str, int]
+    local: tuple[Rule, ...]
+    rest: tuple[Rule, ...]
+    enabled: np.ndarray
+    by_id: dict[int, Rule]
+    local_names: dict[int, tuple[str, float]]
+    covered: frozenset[str]
+
+
+def _make_plan(rules: Sequence[Rule] | None) -> _Plan:
+    chosen = tuple(sorted(rules, key=lambda rule: rule.weight)) if rules is not None else select_rules()
+    first_other = next((i for i, rule in enumerate(chosen) if rule.local_id < 0), len(chosen))
+    local = chosen[:first_other]
+    enabled = np.zeros(len(LOCAL_RULES), dtype=np.uint8)
+    enabled[[rule.local_id for rule in local]] = 1
+    names = {rule.name for rule in chosen}
+    return _Plan(
+        chosen,
+        {rule.name: 0 for rule in chosen},
+        local,
+        chosen[first_other:],
+        enabled,
+        {rule.local_id: rule for rule in local},
+        {rule.local_id: (rule.name, rule.weight) for rule in local},
+        frozenset(rule.name for rule in chosen if rule.subsumed_by and set(rule.subsumed_by) <= names),
+    )
+
+
+#: Plans of the rule sets seen, by the identity of the tuple given (a tuple of frozen rules never
+#: changes; it is kept here, so its id names it), and the default set's under None.  Making a plan
+#: costs a tenth of rating an easy puzzle, and a batch rates every puzzle with one rule set.
+_plans: dict[int | None, tuple[object, _Plan]] = {}
+_PLANS = 16
+
+
+def _plan_of(rules: Sequence[Rule] | None) -> _Plan:
+    """The plan of a rule set: made once per tuple (and for the default set), else each time."""
+    if rules is not None and type(rules) is not tuple:
+        return _make_plan(rules)  # a list may change between calls
+    key = None if rules is None else id(rules)
+    entry = _plans.get(key)
+    if entry is not None and entry[0] is rules:
+        return entry[1]
+    plan = _make_plan(rules)
+    if len(_plans) >= _PLANS:
+        _plans.clear()
+    _plans[key] = (rules, plan)
+    return plan
+
+
 def deduce(
     grid: Grid,
     rules: Sequence[Rule] | None = None,
@@ -195,8 +254,9 @@ def deduce(
     a contradiction is unsat only once the solver confirms the puzzle has no solution.
     """
     deadline = Deadline.of(time_limit)  # no limit: a Deadline that never expires
-    chosen = tuple(sorted(rules, key=lambda rule: rule.weight)) if rules is not None else select_rules()
-    counts = {rule.name: 0 for rule in chosen}
+    plan = _plan_of(rules)
+    chosen = plan.chosen
+    counts = dict(plan.counts)
     steps: list[Step] = []
     try:
         board = Board.from_grid(grid)
@@ -212,14 +272,10 @@ def deduce(
     except TimeLimitReached:
         return Deduction(Status.UNKNOWN, board, counts, (), f"{REASON_TIME_LIMIT} while setting up", chosen)
     limit = max_steps if max_steps is not None else 4 * grid.n**3
-    # The compiled local rules lighter than every other chosen rule: the fast mode runs them to a
-    # fixed point in one call, which takes the steps the one-at-a-time loop would.
-    first_other = next((i for i, rule in enumerate(chosen) if rule.local_id < 0), len(chosen))
-    local = chosen[:first_other]
-    rest = chosen[first_other:]
-    enabled = np.zeros(len(LOCAL_RULES), dtype=np.uint8)
-    enabled[[rule.local_id for rule in local]] = 1
-    by_id = {rule.local_id: rule for rule in local}
+    # Counting only, the steps need no notes, links or patterns (the board tells the rules).
+    board.terse = not record and not check
+    board.stamp_anew()  # the engine's board now: a stamp names each state (Board.apply renews it)
+    local, rest, enabled, by_id = plan.local, plan.rest, plan.enabled, plan.by_id
     t = board.tables
     rec = np.empty((board.cand.size + board.cand.shape[0] + 4 * grid.n, 3), dtype=np.int64)
     local_counts = np.zeros(len(LOCAL_RULES), dtype=np.int64)
@@ -229,9 +285,7 @@ def deduce(
     log = np.empty((max(_LOG_ROWS, len(rec)) if fast and record else 0, 3), dtype=np.int64)
     marks = np.empty((_LOGGED if fast and record else 0, MARK_COLUMNS), dtype=np.int64)
     info = np.zeros(4, dtype=np.int64)
-    local_names = {rule.local_id: (rule.name, rule.weight) for rule in local}
-    names = {rule.name for rule in chosen}
-    covered = frozenset(rule.name for rule in chosen if rule.subsumed_by and set(rule.subsumed_by) <= names)
+    local_names, covered = plan.local_names, plan.covered
     prover: StepProver | None = None
     # the heaviest step so far: its weight, rule and index in ``steps`` (when recorded)
     heaviest, hardest, hardest_index = 0.0, None, None
@@ -240,10 +294,13 @@ def deduce(
     suspects: set[str] = set()
 
     def finish(status: Status, reason: str | None = None) -> Deduction:
+        board.terse = False  # the caller's board: full steps again, its states known by their bytes
+        board.stamp = None
         weight, name, index = heaviest, hardest, hardest_index
+        tally = local_counts.tolist()
         for rule_id, rule in by_id.items():
-            counts[rule.name] += int(local_counts[rule_id])
-            if local_counts[rule_id] and rule.weight > weight:  # the fast mode's local steps
+            counts[rule.name] += tally[rule_id]
+            if tally[rule_id] and rule.weight > weight:  # the fast mode's local steps
                 weight, name, index = rule.weight, rule.name, None
         return Deduction(status, board, counts, tuple(steps), reason, chosen, weight, name, index)
 
@@ -272,6 +329,7 @@ def deduce(
                     marks,
                     info,
                 )
+                board.stamp_anew()
                 if record:
                     local_counts[:] = 0  # counted per step below
                     for step in steps_from_log(log, marks, int(info[0]), int(info[1]), local_names):

@@ -47,7 +47,7 @@ from ..grid import Grid
 from ..limits import Deadline
 from ..outcome import Status
 from .engine import Deduction, deduce
-from .rules import Rule, select_rules
+from .rules import Rule
 
 __all__ = ["LEVELS", "STUCK_RATING", "Rating", "level_of", "rate", "rating_of"]
 
@@ -110,7 +110,8 @@ def rate(
 
     ``time_limit``: seconds from the call, or a ``Deadline`` the caller shares (None: no limit);
     a puzzle it stops is unknown, without a rating."""
-    chosen = tuple(rules) if rules is not None else select_rules()
+    # a tuple as given (``tuple`` of a tuple is itself), so the engine knows the rule set again
+    chosen = tuple(rules) if rules is not None else None
     deduction = deduce(grid, chosen, record=False, time_limit=time_limit)
     value, hardest = rating_of(deduction)
     return Rating(deduction.status, value, level_of(value), deduction.counts, hardest, deduction.reason)

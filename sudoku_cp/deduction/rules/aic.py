@@ -140,41 +140,46 @@ def _text(board: Board, nodes: list[tuple[int, int]], strong_first: bool) -> str
 
 
 def chain_step(rule: str, board: Board, found: ChainFound, kind: int, weight: float, mode: int = X) -> Step:
-    """The step of one find of a chain search: what it removes or places, the chain it rests on."""
+    """The step of one find of a chain search: what it removes or places, the chain it rests on
+    (what it changes alone on a ``terse`` board)."""
     cell, digit = found.target[kind]
     walk = [(c, d) for c, d in found.walk[kind].tolist()]
-    weak_kind = BIVALUE_WEAK if mode == Y else WEAK
-    pair = np.array([[cell, digit]], dtype=np.int64)
     if kind == ELIMINATION:
         # v - w1 = y1 - ... = yL - v: v true would make v false.  Read as w1 = ... = yL (one of
         # the two ends is true), it removes every candidate that sees both ends, v among them.
+        gone = victims(board, walk[1], walk[-1], set(walk[1:])) | {(cell, digit)}
+        placements, eliminations = _NONE, _pairs(gone)
+    elif kind == PLACEMENT:
+        # not q => v (strong) - w1 = ... = q: q false would make q true
+        placements, eliminations = np.array([[cell, digit]], dtype=np.int64), _NONE
+    else:
+        # v - w1 = ... = y - w = v: a loop; every weak link holds exactly one true candidate, so
+        # what sees both ends of one goes
+        loop = set(walk)
+        gone = {(cell, digit)}
+        for i in range(0, len(walk), 2):
+            gone |= victims(board, walk[i], walk[i + 1], loop)
+        placements, eliminations = _NONE, _pairs(gone)
+    if board.terse:
+        return Step(rule, placements, eliminations, weight=weight)
+    weak_kind = BIVALUE_WEAK if mode == Y else WEAK
+    if kind == ELIMINATION:
         nodes = [*walk, walk[0]]
         text = _text(board, nodes, strong_first=False)
-        chain = set(walk[1:])
-        gone = victims(board, walk[1], walk[-1], chain) | {(cell, digit)}
         others = len(gone) - 1
         more = (
             f" (and {others} more candidate{'s' if others != 1 else ''} seeing both ends)" if others else ""
         )
         note = f"{text}: if {_name(board, cell, digit)} were true it would be false, so it goes{more}"
-        placements, eliminations = _NONE, _pairs(gone)
         links = _chain_links(nodes, False, weak_kind)
     elif kind == PLACEMENT:
-        # not q => v (strong) - w1 = ... = q: q false would make q true
         nodes = [(cell, digit), *walk]
         text = _text(board, nodes, strong_first=True)
         note = f"{text}: if {_name(board, cell, digit)} were false it would be true, so it holds"
-        placements, eliminations = pair, _NONE
         links = _chain_links(nodes, True, weak_kind)
     else:
-        # v - w1 = ... = y - w = v: a loop; every weak link is strong, so what sees y and w goes
         nodes = [*walk, walk[0]]
         text = _text(board, nodes, strong_first=False)
-        # every weak link of the loop holds exactly one true candidate: what sees both ends goes
-        loop = set(walk)
-        gone = {(cell, digit)}
-        for i in range(0, len(walk), 2):
-            gone |= victims(board, walk[i], walk[i + 1], loop)
         note = (
             f"loop {text}: each weak link of it holds one true candidate, so what sees both its ends goes "
             f"({_name(board, cell, digit)} and {len(gone) - 1} more)"
@@ -182,11 +187,22 @@ def chain_step(rule: str, board: Board, found: ChainFound, kind: int, weight: fl
             else f"loop {text}: each weak link of it holds one true candidate, so "
             f"{_name(board, cell, digit)}, seeing both ends of one, goes"
         )
-        placements, eliminations = _NONE, _pairs(gone)
         links = _chain_links(nodes, False, weak_kind)
     cells = tuple(dict.fromkeys(c for c, _ in nodes))
     digits = tuple(dict.fromkeys(d for _, d in nodes))
     return Step(rule, placements, eliminations, cells, (), digits, tuple(links), note, weight)
+
+
+def _grouped_gone(board: Board, walk: list[tuple[int, ...]], cell: int, digit: int) -> set[tuple[int, int]]:
+    """What a grouped one-digit elimination removes: one of the two end nodes of ``walk`` holds
+    the digit, so a cell seeing every cell of both loses it (``cell`` among them)."""
+    first, last = walk[1], walk[-1]
+    inside = {c for node in walk for c in node}
+    return {
+        (int(c), digit)
+        for c in np.flatnonzero((board.values == 0) & (board.cand[:, digit] == 1))
+        if int(c) not in inside and all(_sees(board, int(c), e) for e in (*first, *last))
+    } | {(cell, digit)}
 
 
 def _grouped_step(rule: str, board: Board, kind: int, weight: float) -> Step:
@@ -194,6 +210,10 @@ def _grouped_step(rule: str, board: Board, kind: int, weight: float) -> Step:
     found = grouped_search(board)
     cell, digit = found.target[kind]
     walk = [tuple(node) for node in found.walk[kind]]
+    if board.terse:  # what the step changes, as below, without the chain's picture and text
+        if kind == ELIMINATION:
+            return Step(rule, _NONE, _pairs(_grouped_gone(board, walk, cell, digit)), weight=weight)
+        return Step(rule, np.array([[cell, digit]], dtype=np.int64), _NONE, weight=weight)
     name = board.geometry.cell_name
     if kind == ELIMINATION:
         nodes = [*walk, walk[0]]
@@ -212,14 +232,7 @@ def _grouped_step(rule: str, board: Board, kind: int, weight: float) -> Step:
         links.append((nodes[i][0], nodes[i + 1][0], digit, STRONG if strong else WEAK))
     pair = np.array([[cell, digit]], dtype=np.int64)
     if kind == ELIMINATION:
-        # one of the two end nodes holds the digit: a cell seeing every cell of both loses it
-        first, last = walk[1], walk[-1]
-        inside = {c for node in walk for c in node}
-        gone = {
-            (int(c), digit)
-            for c in np.flatnonzero((board.values == 0) & (board.cand[:, digit] == 1))
-            if int(c) not in inside and all(_sees(board, int(c), e) for e in (*first, *last))
-        } | {(cell, digit)}
+        gone = _grouped_gone(board, walk, cell, digit)
         note = f"{text} (a group holds the digit in one of its cells): {name(cell)} would lose it, so it goes"
         placements, eliminations = _NONE, _pairs(gone)
     else:

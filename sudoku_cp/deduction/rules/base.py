@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -41,15 +42,31 @@ class Rule:
     subsumed_by: tuple[str, ...] = ()
 
 
+#: Per thread: the record buffer of the local finders (the step copies what it keeps out of it;
+#: a kernel call with an array made for it costs more than one with an array it saw before).
+_here = threading.local()
+
+
 def local_finder(name: str) -> Finder:
-    """The finder of a compiled local rule, by name (one record buffer per finder)."""
+    """The finder of a compiled local rule, by name (one record buffer per thread)."""
     rule_id = LOCAL_RULES.index(name)
 
     def find(board: Board) -> Step | None:
         t = board.tables
-        rec = np.empty((board.cand.size + board.cand.shape[0] + 4 * board.n, 3), dtype=np.int64)
+        rows = board.cand.size + board.cand.shape[0] + 4 * board.geometry.n
+        rec: np.ndarray | None = getattr(_here, "rec", None)
+        if rec is None or len(rec) != rows:
+            rec = _here.rec = np.empty((rows, 3), dtype=np.int64)
         count = find_local(rule_id, board.cand, board.values, t.units, t.cell_units, t.peers, rec)
-        return step_from_record(name, rec, count) if count else None
+        if not count:
+            return None
+        if board.terse:  # what the step changes alone: the engine only counts it
+            rows = rec[:count]
+            kind = rows[:, 0]
+            return Step(
+                name, np.ascontiguousarray(rows[kind == 0, 1:]), np.ascontiguousarray(rows[kind == 1, 1:])
+            )
+        return step_from_record(name, rec, count)
 
     find.__doc__ = f"The first {name} on the board."
     return find

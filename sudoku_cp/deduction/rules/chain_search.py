@@ -911,6 +911,10 @@ class WingFound:
     cells: tuple[int, ...]
 
 
+#: The walk of a kind not found (read only: shared by every answer).
+_NO_WALK = np.zeros((0, 2), np.int64)
+_NO_WALK.flags.writeable = False
+
 # Per thread (a Dask worker may rate on several threads): the board state the answers belong to.
 _here = threading.local()
 
@@ -918,7 +922,7 @@ _here = threading.local()
 def _answers_of(board: Board) -> dict[object, object]:
     """The searches' answers made on this board state in this thread, by search key (the rules of
     one family ask for the same search several times per state); emptied when the state changes."""
-    state = (board.geometry, board.values.tobytes(), board.cand.tobytes())
+    state = board.state_key()
     if getattr(_here, "state", None) != state:
         _here.state = state
         _here.answers = {}
@@ -963,6 +967,57 @@ def searched(board: Board, mode: int) -> ChainFound | None:
     return found if isinstance(found, ChainFound) else None
 
 
+@dataclass(frozen=True, slots=True)
+class _Scratch:
+    """What the searches of one thread need on one box shape besides the board, made once: the
+    kernel tables, the shapes of the digit memories' walks (the memories themselves are
+    ``_digit_memory``'s), and the output buffers the kernels fill (what an answer keeps is
+    copied out of them).  A kernel call with arrays made for it costs more than one
+    with arrays it saw before, and the searches run 20,000 times in rating 2,000 puzzles."""
+
+    geometry: Geometry
+    units: np.ndarray
+    cell_units: np.ndarray
+    peers: np.ndarray
+    sees: np.ndarray
+    chain_walks: tuple[int, int, int]
+    chain_out: np.ndarray  # (12,)
+    chain_paths: np.ndarray  # (3, walk length, 2)
+    grouped_out: np.ndarray  # (8,)
+    grouped_paths: np.ndarray  # (2, walk length, node size)
+    wing_out: np.ndarray  # (6 + largest size,)
+
+
+def _scratch(board: Board) -> _Scratch:
+    """This thread's ``_Scratch`` for the board's box shape (made when the shape changes)."""
+    scratch: _Scratch | None = getattr(_here, "scratch", None)
+    geometry = board.geometry
+    if scratch is not None and (scratch.geometry is geometry or scratch.geometry == geometry):
+        return scratch
+    t = board.tables
+    n = geometry.n
+    cells = n * n
+    # room for the longest walk: two nodes per literal (a bound, not counted: counting costs more)
+    chain_walks = (3, 2 * cells * n + 4, 2)
+    limit = cells + 2 * n * n
+    grouped_walks = (2, 2 * limit + 2, max(geometry.p, geometry.q))
+    scratch = _Scratch(
+        geometry,
+        t.units,
+        t.cell_units,
+        t.peers,
+        sees_table(geometry),
+        (3, 2 * cells + 4, 2),
+        np.empty(12, np.int64),
+        np.empty(chain_walks, np.int64),
+        np.empty(8, np.int64),
+        np.empty(grouped_walks, np.int64),
+        np.zeros(6 + max(n, 4), np.int64),  # the largest wing has 4 cells (wings.RULES)
+    )
+    _here.scratch = scratch
+    return scratch
+
+
 def chain_search(board: Board, mode: int) -> ChainFound:
     """The shortest chains of a mode (X, Y: loops only, XY) on the board, traced (mode Y's
     eliminations and placements: none, -1)."""
@@ -970,20 +1025,16 @@ def chain_search(board: Board, mode: int) -> ChainFound:
     found = answers.get(("chain", mode))
     if isinstance(found, ChainFound):
         return found
-    t = board.tables
-    out = np.empty(12, np.int64)
-    # room for the longest walk: two nodes per literal (a bound, not counted: counting costs more)
-    paths = np.empty((3, 2 * board.cand.size + 4, 2), np.int64)
-    cells = board.n * board.n
-    memory = _memory("chain", board.geometry, 12, (3, 2 * cells + 4, 2))
-    cand, values = board.cand, board.values
+    s = _scratch(board)
+    memory = _memory("chain", s.geometry, 12, s.chain_walks)
+    out, paths = s.chain_out, s.chain_paths
     _chains(
-        cand,
-        values,
-        t.units,
-        t.cell_units,
-        t.peers,
-        sees_table(board.geometry),
+        board.cand,
+        board.values,
+        s.units,
+        s.cell_units,
+        s.peers,
+        s.sees,
         mode,
         mode != Y,
         memory.columns,
@@ -993,10 +1044,13 @@ def chain_search(board: Board, mode: int) -> ChainFound:
         out,
         paths,
     )
+    # one tolist, not a numpy scalar per number: the scalars cost twice the search of a state
+    # whose digits are all remembered
+    o = out.tolist()
     found = ChainFound(
-        (int(out[0]), int(out[3]), int(out[6])),
-        tuple((int(out[k + 1]), int(out[k + 2])) for k in (0, 3, 6)),
-        tuple(paths[k, : max(int(out[9 + k]), 0)].copy() for k in range(3)),
+        (o[0], o[3], o[6]),
+        ((o[1], o[2]), (o[4], o[5]), (o[7], o[8])),
+        tuple(paths[k, : o[9 + k]].copy() if o[9 + k] > 0 else _NO_WALK for k in range(3)),
     )
     answers[("chain", mode)] = found
     return found
@@ -1008,20 +1062,15 @@ def grouped_search(board: Board) -> GroupedFound:
     found = answers.get("grouped")
     if isinstance(found, GroupedFound):
         return found
-    t = board.tables
-    n = board.n
-    out = np.empty(8, np.int64)
-    limit = n * n + 2 * n * n
-    shape = (2, 2 * limit + 2, max(board.geometry.p, board.geometry.q))
-    paths = np.empty(shape, np.int64)
-    memory = _memory("grouped", board.geometry, 8, shape)
-    seen = sees_table(board.geometry)
+    s = _scratch(board)
+    memory = _memory("grouped", s.geometry, 8, s.grouped_paths.shape)
+    out, paths = s.grouped_out, s.grouped_paths
     _grouped(
         board.cand,
         board.values,
-        t.units,
-        t.cell_units,
-        seen,
+        s.units,
+        s.cell_units,
+        s.sees,
         memory.columns,
         memory.known,
         memory.parts,
@@ -1029,13 +1078,14 @@ def grouped_search(board: Board) -> GroupedFound:
         out,
         paths,
     )
+    o = out.tolist()
     walks = tuple(
-        tuple(tuple(int(c) for c in node if c >= 0) for node in paths[k, : max(int(out[6 + k]), 0)])
+        tuple(tuple(c for c in node if c >= 0) for node in paths[k, : o[6 + k]].tolist())
+        if o[6 + k] > 0
+        else ()
         for k in range(2)
     )
-    found = GroupedFound(
-        (int(out[0]), int(out[3])), ((int(out[1]), int(out[2])), (int(out[4]), int(out[5]))), walks
-    )
+    found = GroupedFound((o[0], o[3]), ((o[1], o[2]), (o[4], o[5])), walks)
     answers["grouped"] = found
     return found
 
@@ -1046,19 +1096,10 @@ def wing_search(board: Board, size: int) -> WingFound | None:
     answers = _answers_of(board)
     found = answers.get(key)
     if found is None and key not in answers:
-        out = np.zeros(6 + size, np.int64)
-        _wings(board.cand, board.values, board.tables.units, sees_table(board.geometry), size, out)
-        found = (
-            WingFound(
-                int(out[1]),
-                int(out[2]),
-                int(out[3]),
-                int(out[4]),
-                int(out[5]),
-                tuple(int(c) for c in out[6:]),
-            )
-            if out[0]
-            else None
-        )
+        s = _scratch(board)
+        out = s.wing_out[: 6 + size] if 6 + size <= len(s.wing_out) else np.zeros(6 + size, np.int64)
+        _wings(board.cand, board.values, s.units, s.sees, size, out)
+        o = out.tolist()
+        found = WingFound(o[1], o[2], o[3], o[4], o[5], tuple(o[6:])) if o[0] else None
         answers[key] = found
     return found if isinstance(found, WingFound) else None

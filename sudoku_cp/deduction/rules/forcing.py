@@ -141,7 +141,7 @@ def _implied(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, np.
     """The literal of every candidate ((n * n, n), -1: none), and per literal (true) the number of
     implications on the shortest way to every literal (-1: not implied) and the same reach as
     bitsets; the number of literals, their cells and digits."""
-    state = (board.geometry, board.values.tobytes(), board.cand.tobytes())
+    state = board.state_key()
     last = getattr(_here, "last", None)
     if last is not None and last[0] == state:
         return last[1]  # type: ignore[no-any-return]

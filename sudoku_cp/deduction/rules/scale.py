@@ -18,6 +18,8 @@ their instance needs (strong links, cells, length), so their steps carry their o
 
 from __future__ import annotations
 
+from functools import cache
+
 __all__ = [
     "FISH_BASE",
     "GROUPED_EXTRA",
@@ -61,11 +63,13 @@ def bracket_end(length: int) -> int:
     return ceiling
 
 
+@cache  # the rules weigh every find; the same few arguments come again and again
 def fish_weight(strong: int, grouped: bool) -> float:
     """A strong-link fish of ``strong`` strong links (2 to 6), plain or through a group."""
     return round(FISH_BASE[strong] + (GROUPED_EXTRA if grouped else PLAIN_EXTRA), 1)
 
 
+@cache  # the rules weigh every find; the same few arguments come again and again
 def wing_weight(size: int, widest: int) -> float:
     """A wing's weight from its set's size and its widest cell: with three cells in all, the
     XY-wing (two-digit cells only) 4.2 and the XYZ-wing 4.4; larger wings weigh 0.1 more when the
@@ -77,6 +81,7 @@ def wing_weight(size: int, widest: int) -> float:
     return round(WING_WEIGHT[size] + 0.1 * ((cells - middle) - abs(middle - widest)), 1)
 
 
+@cache  # the rules weigh every find; the same few arguments come again and again
 def chain_weight(one_digit: bool, loop: bool, links: int, *, bivalue: bool = False) -> float:
     """The weight of a chain or loop of ``links`` links: one digit (X), two-digit cells only (Y,
     ``bivalue``: loops) or mixed (XY)."""

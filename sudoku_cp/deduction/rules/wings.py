@@ -35,16 +35,7 @@ def _wing_rule(size: int) -> Rule:
         found = wing_search(board, size)
         if found is None:
             return None
-        cell_name = board.geometry.cell_name
-        held = sorted({int(d) for c in found.cells for d in np.flatnonzero(board.cand[c])})
         z, x = found.digit, found.x
-        note = (
-            f"{' '.join(cell_name(c) for c in found.cells)} hold {{{','.join(str(d + 1) for d in held)}}}"
-            f" and pivot {cell_name(found.pivot)} {{{x + 1},{z + 1}}} sees each of their {x + 1}s:"
-            f" if the pivot"
-            f" is {x + 1}, the set locks {z + 1}; so {z + 1} is in the pivot or the set, and"
-            f" {cell_name(found.cell)}, seeing all of them, loses it"
-        )
         # every cell seeing the pivot and the set's z's loses z (the search names the first)
         zs = [c for c in found.cells if board.cand[c, z]]
         peers = board.tables.peers
@@ -58,15 +49,21 @@ def _wing_rule(size: int) -> Rule:
                 and all(c in s for s in seen_by)
             ):
                 gone.add(c)
+        eliminations = np.array([[c, z] for c in sorted(gone)], dtype=np.int64)
+        weight = max(lightest, wing_weight(size, found.widest))
+        if board.terse:  # what the step changes alone: the engine only counts it
+            return Step(name, _NONE, eliminations, weight=weight)
+        cell_name = board.geometry.cell_name
+        held = sorted({int(d) for c in found.cells for d in np.flatnonzero(board.cand[c])})
+        note = (
+            f"{' '.join(cell_name(c) for c in found.cells)} hold {{{','.join(str(d + 1) for d in held)}}}"
+            f" and pivot {cell_name(found.pivot)} {{{x + 1},{z + 1}}} sees each of their {x + 1}s:"
+            f" if the pivot"
+            f" is {x + 1}, the set locks {z + 1}; so {z + 1} is in the pivot or the set, and"
+            f" {cell_name(found.cell)}, seeing all of them, loses it"
+        )
         return Step(
-            name,
-            _NONE,
-            np.array([[c, z] for c in sorted(gone)], dtype=np.int64),
-            (found.pivot, *found.cells),
-            (),
-            tuple(held),
-            note=note,
-            weight=max(lightest, wing_weight(size, found.widest)),
+            name, _NONE, eliminations, (found.pivot, *found.cells), (), tuple(held), note=note, weight=weight
         )
 
     find.__doc__ = f"The lightest {name} on the board."

@@ -322,6 +322,120 @@ def carve_bulk(
     return puzzle, witness
 
 
+def two_digit_sets(geometry: Geometry, solution: np.ndarray) -> list[np.ndarray]:
+    """The smallest unavoidable sets of two digits: for digits a < b, the cells of a and b that
+    must swap together (a unit holding one of them in the set holds the other too), by union-find
+    over each unit's a-cell and b-cell; each component swapped is another valid grid."""
+    n = geometry.n
+    units = np.asarray(geometry.units)
+    sets: list[np.ndarray] = []
+    for a, b in itertools.combinations(range(1, n + 1), 2):
+        parent = {int(c): int(c) for c in np.flatnonzero((solution == a) | (solution == b))}
+
+        def root(c: int, parent: dict[int, int] = parent) -> int:
+            while parent[c] != c:
+                parent[c] = parent[parent[c]]
+                c = parent[c]
+            return c
+
+        for unit in units:
+            ca, cb = int(unit[solution[unit] == a][0]), int(unit[solution[unit] == b][0])
+            parent[root(ca)] = root(cb)
+        groups: dict[int, list[int]] = {}
+        for c in parent:
+            groups.setdefault(root(c), []).append(c)
+        sets.extend(np.array(sorted(g), np.int64) for g in groups.values() if len(g) < 2 * n)
+    return sets
+
+
+def region_sets(
+    geometry: Geometry, solution: np.ndarray, per_region: int, seconds: float
+) -> list[np.ndarray]:
+    """Unavoidable sets inside one band or one stack: that region emptied, every other cell held
+    at ``solution``, up to ``per_region`` solutions each (the backtrack search); each other
+    solution's changed cells."""
+    n = geometry.n
+    cell = np.arange(geometry.cells)
+    regions = [cell // n // geometry.p == k for k in range(n // geometry.p)]
+    regions += [cell % n // geometry.q == k for k in range(n // geometry.q)]
+    rows = np.array([np.where(free, 0, solution) for free in regions], np.int8)
+    run = search_batch(geometry, rows, limit=per_region, keep=True, time_limit=seconds)
+    sets = []
+    for grid in run.solutions:
+        changed = np.flatnonzero(grid != solution)
+        if changed.size:
+            sets.append(changed)
+    return sets
+
+
+def bottom_up(
+    geometry: Geometry, solution: np.ndarray, cpu: float, stats: Stats, seed: int
+) -> dict[str, Any]:
+    """Probe: givens chosen to hit cheap small unavoidable sets (two digits, one band or stack),
+    then SAT asks for another solution and a given from its changed cells joins (one not inside
+    any given's certificate set when there is one), until unique or ``cpu`` seconds pass.  Each
+    given keeps the set it was chosen for as its certificate while no other given falls inside."""
+    rng = np.random.default_rng(seed)
+    start = time.process_time()
+    small = two_digit_sets(geometry, solution)
+    n_two = len(small)
+    small += region_sets(geometry, solution, 200, 1.0)
+    collected = time.process_time() - start
+    if stats.verbose:
+        print(f"{len(small)} small sets in {collected:.2f}s", file=sys.stderr, flush=True)
+    small.sort(key=len)
+    givens: dict[int, np.ndarray] = {}  # given -> its certificate (changed cells of a solution)
+    for u in small:
+        if any(int(c) in givens for c in u):
+            continue
+        inside = np.zeros(geometry.cells, np.int64)  # cells inside the fewest certificates first
+        for cert in givens.values():
+            inside[cert] += 1
+        best = u[inside[u] == inside[u].min()]
+        givens[int(rng.choice(best))] = u
+    hit = len(givens)
+    n = geometry.n
+    calls = 0
+    with Solver(name="cadical195", bootstrap_with=base_clauses(geometry)) as solver:
+        solver.add_clause([-(c * n + int(solution[c])) for c in range(geometry.cells)])
+        solver.set_phases([c * n + int(solution[c]) for c in range(geometry.cells)])
+        unique = False
+        while time.process_time() - start < cpu:
+            t = time.process_time()
+            found = solver.solve(assumptions=[c * n + int(solution[c]) for c in givens])
+            stats.sat_seconds.append(time.process_time() - t)
+            calls += 1
+            stats.sat_calls = calls
+            stats.log(len(givens), bool(found))
+            if not found:
+                unique = True
+                break
+            model = np.asarray(solver.get_model()[: geometry.cells * n]) > 0
+            grid = model.reshape(-1, n).argmax(axis=1) + 1
+            changed = np.flatnonzero(grid != solution)
+            inside = np.zeros(geometry.cells, np.int64)
+            for cert in givens.values():
+                inside[cert] += 1
+            best = changed[inside[changed] == inside[changed].min()]
+            givens[int(rng.choice(best))] = changed
+    cells = np.array(sorted(givens))
+    valid = sum(1 for g, cert in givens.items() if np.intersect1d(cert, cells).size == 1 and g in cert)
+    return {
+        "two_digit_sets": n_two,
+        "small_sets": len(small),
+        "collect_cpu": round(collected, 2),
+        "givens_after_small_sets": hit,
+        "sat_calls": calls,
+        "sat_cpu": round(sum(stats.sat_seconds), 2),
+        "sat_max": round(max(stats.sat_seconds, default=0.0), 2),
+        "givens": len(givens),
+        "unique": unique,
+        "certificates_still_valid": valid,
+        "cpu": round(time.process_time() - start, 2),
+        "set_sizes": [int(np.percentile([len(u) for u in small], q)) for q in (0, 50, 100)],
+    }
+
+
 def check_unique(geometry: Geometry, puzzle: np.ndarray, solution: np.ndarray) -> bool:
     """True when a fresh CaDiCaL finds no solution of ``puzzle`` other than ``solution``."""
     n = geometry.n
@@ -363,6 +477,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--attempt", type=int, default=0)
     parser.add_argument("--no-regions", action="store_true")
     parser.add_argument("--block", type=int, default=1, help="givens per SAT formula (0: one for all)")
+    parser.add_argument(
+        "--bottom-up", type=float, default=0.0, help="run the bottom-up probe for this many CPU s"
+    )
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--product", type=Path, help="an .npz of the product's puzzle and solution")
     args = parser.parse_args(argv)
@@ -370,6 +487,10 @@ def main(argv: list[str] | None = None) -> int:
     geometry = geometry_for_size(p * q, (p, q))
     carve(geometry_for_size(9), rng_states(0, np.array([0])))  # compiled kernels load outside the timing
     stats = Stats(verbose=args.verbose)
+    if args.bottom_up:
+        solution = product_start(geometry, args.seed, args.attempt).solution
+        print(json.dumps(bottom_up(geometry, solution, args.bottom_up, stats, args.seed)), flush=True)
+        return 0
     t0 = time.process_time()
     start = product_start(geometry, args.seed, args.attempt)
     t1 = time.process_time()

@@ -86,8 +86,9 @@ def test_a_search_cut_short_says_nothing() -> None:
     found = np.full(rows.shape[0], -1, np.int8)
     grids = np.zeros(rows.shape, np.int8)
     nodes = np.zeros(rows.shape[0], np.int64)
+    no_roots = np.empty((0, geometry.cells), np.uint64), np.empty(0, np.int8)
     status = carve_module._witness_batch(
-        rows, firsts, partner, solution, tables, work, grids, found, nodes, 3
+        rows, firsts, partner, solution, tables, work, grids, found, nodes, 3, *no_roots
     )  # fmt: skip
     assert status == carve_module.BUDGET
     assert int(nodes.sum()) == 3
@@ -96,7 +97,7 @@ def test_a_search_cut_short_says_nothing() -> None:
     # Resumed, the same answers as in one go.
     while status != 0:
         status = carve_module._witness_batch(
-            rows, firsts, partner, solution, tables, work, grids, found, nodes, 3
+            rows, firsts, partner, solution, tables, work, grids, found, nodes, 3, *no_roots
         )  # fmt: skip
     whole, _, _ = witness_batch(geometry, rows, firsts, partner, solution)
     assert np.array_equal(found, whole)
@@ -121,6 +122,25 @@ def test_a_test_out_of_time_is_left_to_the_caller(monkeypatch: pytest.MonkeyPatc
     # than two chunks, never when it fits one.
     assert (~settled[nodes > 6]).all() and settled[nodes <= 3].all()
     assert (nodes > 6).any()
+
+
+@pytest.mark.parametrize("box", [(3, 3), (4, 4)], ids=lambda b: f"{b[0]}x{b[1]}")
+@pytest.mark.parametrize("symmetric", [False, True], ids=["minimal", "symmetric"])
+def test_roots_made_beforehand_are_the_roots_made_one_by_one(
+    box: tuple[int, int], symmetric: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``_w_roots`` (blocks of tests sharing their common givens' propagation) starts each test
+    where its own propagation would: the same answers, witnesses and nodes, test by test."""
+    geometry = Geometry(*box)
+    for seed in range(2):
+        rows, firsts, partner, solution = _tests(geometry, seed, symmetric)
+        assert rows.shape[0] >= carve_module._W_ROOTS_FROM
+        rooted = witness_batch(geometry, rows, firsts, partner, solution)
+        with monkeypatch.context() as patch:
+            patch.setattr(carve_module, "_W_ROOTS_FROM", rows.shape[0] + 1)
+            alone = witness_batch(geometry, rows, firsts, partner, solution)
+        for one, other in zip(rooted, alone, strict=True):
+            assert np.array_equal(one, other)
 
 
 def test_above_its_side_it_refuses() -> None:

@@ -686,9 +686,11 @@ WITNESS_MAX_SIDE = 21
 # Its modes after _W_START (set a test up): propagate, branch (or take a witness), pop a state.
 _W_START, _W_PROPAGATE, _W_BRANCH, _W_BACKTRACK = range(4)
 # Its resumable state: test, mode, stack height, cells queued for rule 1, phase (1: a pair's second
-# cell, the first held at its digit).
-_W_TEST, _W_MODE, _W_TOP, _W_QUEUED, _W_PHASE = range(5)
-_W_STATE = 5
+# cell, the first held at its digit), whether the node to propagate is a root made beforehand.
+_W_TEST, _W_MODE, _W_TOP, _W_QUEUED, _W_PHASE, _W_ROOTED = range(6)
+_W_STATE = 6
+# Tests of one call from which their roots are made beforehand (``_w_roots``).
+_W_ROOTS_FROM = 16
 # Bivalue cells the witness search scores before a guess, at most: on the 3,737 and 2,819 tests
 # of 40 and 30 16x16 puzzles (seeds 1 and 7) 16 take 23 % and 30 % fewer nodes than 8, the
 # heavy tail most (its longest test 5,061 -> 1,735 nodes), for 10-35 % less time; 24 hardly more.
@@ -929,6 +931,78 @@ def _w_solved(
 
 
 @numba.njit(cache=True)
+def _w_roots(
+    rows: np.ndarray,
+    tested: np.ndarray,
+    solution: np.ndarray,
+    block: int,
+    tables: _WitnessTables,
+    work: _WitnessWork,
+    roots: np.ndarray,
+    root_ok: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    """The first propagation of each test of ``rows`` (``_witness_batch``'s phase 0: the row, its
+    tested cell without ``solution``'s digit): ``roots`` (k, cells), ``root_ok`` (k,) 0 on a
+    contradiction.
+
+    The tests go in blocks of ``block``; each block's givens in common (a row's givens but the
+    block's tested ones) are propagated once, and each test adds its own few to that fixed
+    point: the same fixed point as from its row alone (the rules are monotone), for a fraction
+    of the work (the rows of one puzzle share all their givens but one).
+    """
+    k, cells = rows.shape
+    n = tables.p * tables.q
+    full = _ALL >> np.uint64(64 - n)
+    cur, queue = work.cur, work.queue
+    base = np.empty(cells, np.uint64)
+    for start in range(0, k, block):
+        end = min(k, start + block)
+        queued = 0
+        for cell in range(cells):
+            common = True
+            for t in range(start, end):
+                if rows[t, cell] == 0:
+                    common = False
+                    break
+            if common:
+                base[cell] = _ONE << np.uint64(rows[start, cell] - 1)
+                queue[queued] = cell
+                queued += 1
+            else:
+                base[cell] = full
+        base_ok = _w_propagate(base, queued, _ALL >> np.uint64(64 - 3 * n), tables, work)
+        for t in range(start, end):
+            root_ok[t] = 0
+            if not base_ok:
+                continue  # never expected (the rows have a solution): no solution from it
+            queued = 0
+            d0 = _ZERO
+            for cell in range(cells):
+                m = base[cell]
+                v = rows[t, cell]
+                if v > 0:
+                    bit = _ONE << np.uint64(v - 1)
+                    if m != bit:
+                        m &= bit  # empty when the fixed point so far rules the digit out
+                        queue[queued] = cell
+                        queued += 1
+                        d0 |= tables.unit_bits[cell]
+                cur[cell] = m
+            changed = tested[t]
+            m = cur[changed] & ~(_ONE << np.uint64(solution[changed] - 1))
+            if m != cur[changed]:
+                cur[changed] = m
+                if (m & (m - _ONE)) == _ZERO:
+                    queue[queued] = changed
+                    queued += 1
+                d0 |= tables.unit_bits[changed]
+            if _w_propagate(cur, queued, d0, tables, work):
+                root_ok[t] = 1
+            for cell in range(cells):
+                roots[t, cell] = cur[cell]
+
+
+@numba.njit(cache=True)
 def _witness_batch(
     rows: np.ndarray,
     tested: np.ndarray,
@@ -940,6 +1014,8 @@ def _witness_batch(
     found: np.ndarray,
     nodes: np.ndarray,
     budget: int,
+    roots: np.ndarray,
+    root_ok: np.ndarray,
 ) -> int:  # pragma: no cover - compiled
     """Look for a witness of each test of ``rows`` (k, cells) from ``work.state`` on, for at most
     ``budget`` nodes: a solution of the row whose cell ``tested[t]`` (empty in the row) does not
@@ -949,6 +1025,8 @@ def _witness_batch(
     ``found[t]``: 1, a witness in ``out[t]``; 0, none (the search exhausted); left as it was when
     not reached.  ``solution``'s digit first at every guess, since a witness mostly keeps it.
     Returns DONE, BUDGET or GROW (a taller stack, then again), resumable like ``carve_batch``.
+    ``roots`` (k, cells) and ``root_ok`` (k,): each test's first propagation made beforehand
+    (``_w_roots``), or empty (0, cells) to make it here.
     """
     cur, queue, stack, stack_cell, state = work.cur, work.queue, work.stack, work.stack_cell, work.state
     n = tables.p * tables.q
@@ -956,11 +1034,19 @@ def _witness_batch(
     full = _ALL >> np.uint64(64 - n)
     everything = _ALL >> np.uint64(64 - 3 * n)
     t, mode, top = state[_W_TEST], state[_W_MODE], state[_W_TOP]
-    queued, phase = state[_W_QUEUED], state[_W_PHASE]
+    queued, phase, rooted = state[_W_QUEUED], state[_W_PHASE], state[_W_ROOTED]
     d0 = work.dirty[0]
     spent = 0
     status = _DONE
     while t < rows.shape[0]:
+        if mode == _W_START and phase == 0 and roots.shape[0] > 0:
+            for cell in range(cells):
+                cur[cell] = roots[t, cell]
+            queued = 0
+            d0 = _ZERO
+            top = 0
+            rooted = 1
+            mode = _W_PROPAGATE
         if mode == _W_START:
             queued = 0
             for cell in range(cells):
@@ -992,7 +1078,12 @@ def _witness_batch(
                 break
             spent += 1
             nodes[t] += 1
-            mode = _W_BRANCH if _w_propagate(cur, queued, d0, tables, work) else _W_BACKTRACK
+            if rooted:
+                ok = root_ok[t] != 0
+                rooted = 0
+            else:
+                ok = _w_propagate(cur, queued, d0, tables, work)
+            mode = _W_BRANCH if ok else _W_BACKTRACK
             queued = 0
             d0 = _ZERO
         if mode == _W_BRANCH:
@@ -1045,7 +1136,7 @@ def _witness_batch(
             d0 = tables.unit_bits[cell]
             mode = _W_PROPAGATE
     state[_W_TEST], state[_W_MODE], state[_W_TOP] = t, mode, top
-    state[_W_QUEUED], state[_W_PHASE] = queued, phase
+    state[_W_QUEUED], state[_W_PHASE], state[_W_ROOTED] = queued, phase, rooted
     work.dirty[0] = d0
     return status
 
@@ -1121,12 +1212,18 @@ def witness_batch(
     grids = np.zeros((k, cells), np.int8)
     found = np.full(k, -1, np.int8)
     nodes = np.zeros(k, np.int64)
+    roots = np.empty((0, cells), np.uint64)
+    root_ok = np.empty(0, np.int8)
+    if k >= _W_ROOTS_FROM:
+        roots = np.empty((k, cells), np.uint64)
+        root_ok = np.empty(k, np.int8)
+        _w_roots(rows, tested, solution, int(np.sqrt(k)), tables, work, roots, root_ok)
     chunk = 0.02 if seconds is None else min(0.02, max(seconds / 4, 1e-3))
     clock = ChunkBudget(deadline or Deadline(None), max(50, 2_000_000 // cells), 50, 50_000_000, chunk)
     current, began = 0, time.monotonic()
     while True:
         status = _witness_batch(
-            rows, tested, partner, solution, tables, work, grids, found, nodes, clock.start()
+            rows, tested, partner, solution, tables, work, grids, found, nodes, clock.start(), roots, root_ok
         )
         if status == _DONE:
             break

@@ -11,7 +11,7 @@ from sudoku_cp.geometry import Geometry
 from sudoku_cp.limits import Deadline
 from sudoku_cp.native import carve as carve_module
 from sudoku_cp.native.backtrack import search_batch
-from sudoku_cp.native.carve import carve, rng_states, witness_batch
+from sudoku_cp.native.carve import carve, check_witnesses, rng_states, witness_batch
 from sudoku_cp.native.chunks import ChunkBudget
 
 pytestmark = pytest.mark.timeout(300)
@@ -147,3 +147,19 @@ def test_above_its_side_it_refuses() -> None:
     geometry = Geometry(5, 5)
     with pytest.raises(ValueError):
         witness_batch(geometry, np.zeros((1, 625), np.int8), np.zeros(1), np.full(1, -1), np.ones(625))
+
+
+@pytest.mark.parametrize("box", [(2, 3), (4, 4)], ids=lambda b: f"{b[0]}x{b[1]}")
+def test_check_witnesses_catches_a_digit_twice_in_a_unit(box: tuple[int, int]) -> None:
+    """A witness with one cell changed to its row neighbour's digit (a row with a digit twice and
+    one missing) is refused; the witnesses as found pass."""
+    geometry = Geometry(*box)
+    carved = carve(geometry, rng_states(1, np.arange(1)))
+    puzzle, witness = carved.puzzles[0], carved.witness[0]
+    assert check_witnesses(geometry, puzzle, witness) is None
+    for given in np.flatnonzero(puzzle)[:5]:
+        broken = witness.copy()
+        free = int(np.flatnonzero(puzzle == 0)[0])  # an empty cell: no given to break there
+        neighbour = free + 1 if free % geometry.n < geometry.n - 1 else free - 1
+        broken[given, free] = broken[given, neighbour]
+        assert check_witnesses(geometry, puzzle, broken) == "a witness breaks a row, column or box"

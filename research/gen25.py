@@ -46,8 +46,13 @@ from pysat.solvers import Solver
 from sudoku_cp.cnf.sudoku import AmoEncoding, CnfEncoding, encode_cnf
 from sudoku_cp.geometry import Geometry, geometry_for_size, parse_box
 from sudoku_cp.grid import Grid
+from sudoku_cp.limits import Deadline, solve_limited
 from sudoku_cp.native.backtrack import search_batch
 from sudoku_cp.native.carve import carve, region_rows, rng_states
+
+
+class Stopped(Exception):
+    """The time cap (``Stats.deadline``) stopped a SAT call."""
 
 
 @dataclass
@@ -108,6 +113,8 @@ class Stats:
     region_seconds: float = 0.0
     load_seconds: float = 0.0
     verbose: bool = False
+    deadline: Deadline | None = None
+    witnesses: int = 0
 
     def log(self, pending: int, found: bool) -> None:
         """One SAT call's line on stderr (``verbose``)."""
@@ -236,7 +243,9 @@ class BlockOracle:
         self.solver.add_clause([-act] + [-self.keep[g] for g in pending])
         assumptions = [act] + [(1 if g in self.gone else -1) * self.removed[g] for g in self.block]
         start = time.process_time()
-        found = self.solver.solve(assumptions=assumptions)
+        found = solve_limited(self.solver, assumptions, self.stats.deadline)
+        if found is None:
+            raise Stopped
         self.stats.sat_seconds.append(time.process_time() - start)
         self.stats.sat_calls += 1
         grid = (
@@ -311,6 +320,7 @@ def carve_bulk(
                 if answer is not None:
                     g, grid = answer
                     witness[g] = grid
+                    stats.witnesses += 1
                     pending.remove(g)
                     continue
                 # No given of pending has a witness: each can go on its own; the first in order goes.
@@ -480,6 +490,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--bottom-up", type=float, default=0.0, help="run the bottom-up probe for this many CPU s"
     )
+    parser.add_argument("--cap", type=float, default=None, help="wall seconds for the SAT calls (block > 0)")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--product", type=Path, help="an .npz of the product's puzzle and solution")
     args = parser.parse_args(argv)
@@ -494,7 +505,21 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.process_time()
     start = product_start(geometry, args.seed, args.attempt)
     t1 = time.process_time()
-    puzzle, witness = carve_bulk(geometry, start, not args.no_regions, stats, args.block)
+    stats.deadline = None if args.cap is None else Deadline(args.cap)
+    try:
+        puzzle, witness = carve_bulk(geometry, start, not args.no_regions, stats, args.block)
+    except Stopped:
+        stopped = {
+            "box": args.box,
+            "seed": args.seed,
+            "stopped_after_cpu": round(time.process_time() - t1, 2),
+        }
+        stopped.update(seeded_pruned=int(np.count_nonzero(start.puzzle)), sat_calls=stats.sat_calls)
+        stopped.update(sat_unsat=stats.sat_unsat, sat_witnesses=stats.witnesses)
+        stopped.update(region_witnesses=stats.region_witnesses, sat_cpu=round(sum(stats.sat_seconds), 2))
+        stopped.update(load_cpu=round(stats.load_seconds, 2))
+        print(json.dumps(stopped), flush=True)
+        return 2
     t2 = time.process_time()
     unique = check_unique(geometry, puzzle, start.solution)
     t3 = time.process_time()

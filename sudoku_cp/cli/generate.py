@@ -31,7 +31,8 @@ second solution.  A random complete grid is filled by a compiled search; givens 
 random order until singles fix every cell; then each given is taken out when a search finds no
 solution with that cell changed (a test that search cannot settle quickly goes to SAT).  From
 16x16 on, the givens that singles and locked candidates can spare go first, and the rest are
-tested together: each counted to two by the native backtrack search on the puzzle without it.
+tested together: a witness search on the puzzle without each (its digit forbidden there; from
+25x25 on, a count to two by the native backtrack search).
 Each given kept has a witness (a second solution without it), checked before the puzzle is
 written.
 
@@ -64,8 +65,8 @@ and its solution, see below) before the puzzle is written; with --json its line 
 certificate ("certificate").  A puzzle whose uniqueness cannot be certified is left out with a
 note on standard error naming the claim, and the command exits with 3.
 
-Speed (per CPU second, whole batch, unrated; benchmarks/README.md): 9x9 750-1,000 puzzles,
-16x16 about 15 (--symmetric 30); 25x25 one puzzle in about 450 (most of it SAT tests); 36x36
+Speed (per CPU second, whole batch, unrated; benchmarks/README.md): 9x9 1,000-1,600 puzzles,
+16x16 about 45-50 (--symmetric 75); 25x25 one puzzle in about 450 (most of it SAT tests); 36x36
 does not finish within minutes yet: use --time-limit.  A target also rates or explains every attempt.
 
 {RULES_TABLE}

@@ -262,6 +262,26 @@ class BlockOracle:
         assert len(changed) == 1 and changed[0] in pending, changed
         return changed[0], grid
 
+    def ask_one(self, given: int) -> np.ndarray | None:
+        """A witness of ``given`` alone (the block's other givens still in the puzzle held by
+        assumptions), or None: it can go.  Many tests on one formula, loaded once per block."""
+        if given not in self.keep:
+            return None  # the others' propagation fixes it
+        assumptions = [self.removed[h] for h in self.block]  # "exactly one" switched off
+        assumptions += [self.keep[h] for h in self.block if h != given and h not in self.gone]
+        assumptions.append(-self.keep[given])
+        start = time.process_time()
+        found = solve_limited(self.solver, assumptions, self.stats.deadline)
+        if found is None:
+            raise Stopped
+        self.stats.sat_seconds.append(time.process_time() - start)
+        self.stats.sat_calls += 1
+        self.stats.log(1, bool(found))
+        if not found:
+            self.stats.sat_unsat += 1
+            return None
+        return np.asarray(self.cnf.varmap.decode(self.solver.get_model()), np.int8).reshape(-1)
+
     def close(self) -> None:
         """Free the native solver."""
         self.solver.delete()
@@ -289,12 +309,13 @@ def region_pass(
 
 
 def carve_bulk(
-    geometry: Geometry, start: Start, regions: bool, stats: Stats, block: int = 0
+    geometry: Geometry, start: Start, regions: bool, stats: Stats, block: int = 0, one: bool = False
 ) -> tuple[np.ndarray, dict[int, np.ndarray]]:
     """The minimal puzzle removal one at a time in ``start.order`` gives, with a witness per given.
 
     ``block`` 0: one solver, every given soft (``BulkWitness``); else blocks of that many givens
-    in order, each on a formula of its own (``BlockOracle``; 1: the product's test per given)."""
+    in order, each on a formula of its own (``BlockOracle``; 1: the product's test per given);
+    ``one``: the block's givens tested one by one in order on its formula (assumptions)."""
     puzzle = start.puzzle.copy()
     witness: dict[int, np.ndarray] = {}
     if regions:
@@ -315,6 +336,15 @@ def carve_bulk(
             else BlockOracle(geometry, puzzle, start.solution, pending, stats)
         )
         try:
+            while pending and one and isinstance(oracle, BlockOracle):
+                grid = oracle.ask_one(pending[0])
+                if grid is not None:
+                    witness[pending[0]] = grid
+                    stats.witnesses += 1
+                else:
+                    puzzle[pending[0]] = 0
+                    oracle.remove(pending[0])
+                pending.pop(0)
             while pending:
                 answer = oracle.ask(pending)
                 if answer is not None:
@@ -490,6 +520,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--bottom-up", type=float, default=0.0, help="run the bottom-up probe for this many CPU s"
     )
+    parser.add_argument("--one", action="store_true", help="with --block k: one given at a time per formula")
     parser.add_argument("--cap", type=float, default=None, help="wall seconds for the SAT calls (block > 0)")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--product", type=Path, help="an .npz of the product's puzzle and solution")
@@ -507,7 +538,7 @@ def main(argv: list[str] | None = None) -> int:
     t1 = time.process_time()
     stats.deadline = None if args.cap is None else Deadline(args.cap)
     try:
-        puzzle, witness = carve_bulk(geometry, start, not args.no_regions, stats, args.block)
+        puzzle, witness = carve_bulk(geometry, start, not args.no_regions, stats, args.block, args.one)
     except Stopped:
         stopped = {
             "box": args.box,
@@ -527,6 +558,7 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, Any] = {
         "box": args.box,
         "block": args.block,
+        "one": args.one,
         "seed": args.seed,
         "seeded_pruned": int(np.count_nonzero(start.puzzle)),
         "givens": int(np.count_nonzero(puzzle)),

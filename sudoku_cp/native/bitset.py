@@ -62,7 +62,15 @@ from .machine_code import compile_entry
 
 watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
-__all__ = ["entry_object", "guess_score", "lowest_index", "popcount", "solve_batch", "unit_digits"]
+__all__ = [
+    "entry_object",
+    "guess_score",
+    "locked_jobs",
+    "lowest_index",
+    "popcount",
+    "solve_batch",
+    "unit_digits",
+]
 
 # Modes after MODE_START: propagate, branch (or record a solution), pop.
 _PROPAGATE, _BRANCH, _BACKTRACK = 1, 2, 3
@@ -139,6 +147,78 @@ def guess_score(cur: np.ndarray, peers: np.ndarray, cell: int) -> int:  # pragma
     return score
 
 
+@numba.njit(cache=True, inline="always")
+def locked_jobs(
+    cur: np.ndarray, seg: np.ndarray, job_unit: np.ndarray, job_bits: np.ndarray, p: int, q: int
+) -> int:  # pragma: no cover - compiled
+    """Locked candidates' removals of the candidates ``cur`` of a p x q grid: the number of jobs
+    written to ``job_unit`` / ``job_bits`` (the digits ``job_bits[j]`` leave unit
+    ``job_unit[j, 0]`` except its cells whose unit number ``job_unit[j, 1]`` is ``job_unit[j, 2]``),
+    pointing and claiming box by box; ``seg`` (n(p+q+4),) is scratch.  Shared by ``solve_batch``
+    and the witness search of ``carve`` (inlined: the same code in each)."""
+    n = p * q
+    cols = n * p  # seg: row r, stack s at r*p + s; column c, band t at cols + c*q + t
+    lines = cols + n * q  # then per row and column: digits in one segment, in two or more
+    # Segment masks of all cells: at the singles' fixed point a solved digit is in no other
+    # segment of its box or lines, so only real eliminations come out.
+    for r in range(n):
+        for s in range(p):
+            acc = _ZERO
+            base = r * n + s * q
+            for j in range(q):
+                acc |= cur[base + j]
+            seg[r * p + s] = acc
+    for c in range(n):
+        for t in range(q):
+            acc = _ZERO
+            for i in range(p):
+                acc |= cur[(t * p + i) * n + c]
+            seg[cols + c * q + t] = acc
+    for side in range(2):
+        width = p if side == 0 else q
+        base = 0 if side == 0 else cols
+        for line in range(n):
+            once = _ZERO
+            twice = _ZERO
+            for s in range(width):
+                m = seg[base + line * width + s]
+                twice |= once & m
+                once |= m
+            seg[lines + 2 * side * n + line] = once & ~twice
+            seg[lines + (2 * side + 1) * n + line] = twice
+    n_jobs = 0
+    for t in range(q):
+        for s in range(p):
+            box = 2 * n + t * p + s
+            for side in range(2):  # the box's row segments, then its column segments
+                width = p if side == 0 else q
+                once = _ZERO
+                twice = _ZERO
+                for i in range(width):
+                    m = seg[(t * p + i) * p + s] if side == 0 else seg[cols + (s * q + i) * q + t]
+                    twice |= once & m
+                    once |= m
+                box_once = once & ~twice
+                for i in range(width):
+                    line = t * p + i if side == 0 else s * q + i
+                    m = seg[line * p + s] if side == 0 else seg[cols + line * q + t]
+                    pointing = m & box_once & seg[lines + (2 * side + 1) * n + line]
+                    if pointing:  # out of the line, outside the box
+                        job_unit[n_jobs, 0] = side * n + line
+                        job_unit[n_jobs, 1] = 2
+                        job_unit[n_jobs, 2] = box
+                        job_bits[n_jobs] = pointing
+                        n_jobs += 1
+                    claiming = m & seg[lines + 2 * side * n + line] & twice
+                    if claiming:  # out of the box, outside the line
+                        job_unit[n_jobs, 0] = box
+                        job_unit[n_jobs, 1] = side
+                        job_unit[n_jobs, 2] = side * n + line
+                        job_bits[n_jobs] = claiming
+                        n_jobs += 1
+    return n_jobs
+
+
 @numba.njit(cache=True)
 def solve_batch(
     givens: np.ndarray,
@@ -180,8 +260,6 @@ def solve_batch(
     job_unit, job_bits, state = work.job_unit, work.job_bits, work.state
     n_words = (n_units + 63) // 64
     full = _ALL >> np.uint64(64 - n)
-    cols = n * p  # seg: row r, stack s at r*p + s; column c, band t at cols + c*q + t
-    lines = cols + n * q  # seg: per row and column, digits in one segment / in two or more
     n_puzzles = givens.shape[0]
     b = state[S_PUZZLE]
     mode = state[S_MODE]
@@ -289,74 +367,8 @@ def solve_batch(
                     continue
                 if not rules & RULE_LOCKED:
                     break
-                # Rule 3: locked candidates.  Segment masks first (all cells: see the notes).
-                for r in range(n):
-                    for s in range(p):
-                        acc = _ZERO
-                        base = r * n + s * q
-                        for j in range(q):
-                            acc |= cur[base + j]
-                        seg[r * p + s] = acc
-                for c in range(n):
-                    for t in range(q):
-                        acc = _ZERO
-                        for i in range(p):
-                            acc |= cur[(t * p + i) * n + c]
-                        seg[cols + c * q + t] = acc
-                for r in range(n):
-                    once = _ZERO
-                    twice = _ZERO
-                    for s in range(p):
-                        m = seg[r * p + s]
-                        twice |= once & m
-                        once |= m
-                    seg[lines + r] = once & ~twice
-                    seg[lines + n + r] = twice
-                for c in range(n):
-                    once = _ZERO
-                    twice = _ZERO
-                    for t in range(q):
-                        m = seg[cols + c * q + t]
-                        twice |= once & m
-                        once |= m
-                    seg[lines + 2 * n + c] = once & ~twice
-                    seg[lines + 3 * n + c] = twice
-                n_jobs = 0
-                for t in range(q):
-                    for s in range(p):
-                        box = 2 * n + t * p + s
-                        for side in range(2):  # the box's row segments, then its column segments
-                            width = p if side == 0 else q
-                            once = _ZERO
-                            twice = _ZERO
-                            for i in range(width):
-                                m = seg[(t * p + i) * p + s] if side == 0 else seg[cols + (s * q + i) * q + t]
-                                twice |= once & m
-                                once |= m
-                            box_once = once & ~twice
-                            for i in range(width):
-                                if side == 0:
-                                    line = t * p + i
-                                    m = seg[line * p + s]
-                                else:
-                                    line = s * q + i
-                                    m = seg[cols + line * q + t]
-                                line_once = seg[lines + 2 * side * n + line]
-                                line_twice = seg[lines + (2 * side + 1) * n + line]
-                                pointing = m & box_once & line_twice
-                                if pointing:  # out of the line, outside the box
-                                    job_unit[n_jobs, 0] = side * n + line
-                                    job_unit[n_jobs, 1] = 2
-                                    job_unit[n_jobs, 2] = box
-                                    job_bits[n_jobs] = pointing
-                                    n_jobs += 1
-                                claiming = m & line_once & twice
-                                if claiming:  # out of the box, outside the line
-                                    job_unit[n_jobs, 0] = box
-                                    job_unit[n_jobs, 1] = side
-                                    job_unit[n_jobs, 2] = side * n + line
-                                    job_bits[n_jobs] = claiming
-                                    n_jobs += 1
+                # Rule 3: locked candidates (segment masks of all cells: see the notes).
+                n_jobs = locked_jobs(cur, seg, job_unit, job_bits, p, q)
                 if n_jobs == 0:
                     break
                 # The same removal as rule 1's, written out again: one loop for both costs 4%.

@@ -59,7 +59,7 @@ import numpy as np
 from ..geometry import Geometry
 from ..limits import Deadline, watch_compilation
 from . import NativeInputError
-from .bitset import guess_score, lowest_index, popcount, unit_digits
+from .bitset import guess_score, locked_jobs, lowest_index, popcount, unit_digits
 from .chunks import BUDGET, ChunkBudget
 from .prng import uniform_below
 from .propagation import (
@@ -773,8 +773,6 @@ def _w_propagate(
     queue, seg, job_unit, job_bits = work.queue, work.seg, work.job_unit, work.job_bits
     full = _ALL >> np.uint64(64 - n)
     n_peers = peers.shape[1]
-    cols = n * p  # seg: row r, stack s at r*p + s; column c, band t at cols + c*q + t
-    lines = cols + n * q  # then per row and column: digits in one segment, in two or more
     head = 0
     while True:
         while head < queued:  # naked singles: each new single leaves its peers
@@ -817,61 +815,7 @@ def _w_propagate(
         if queued:
             continue
         # Locked candidates: each segment's candidates once, then pointing and claiming.
-        for r in range(n):
-            for s in range(p):
-                acc = _ZERO
-                base = r * n + s * q
-                for j in range(q):
-                    acc |= cur[base + j]
-                seg[r * p + s] = acc
-        for c in range(n):
-            for t in range(q):
-                acc = _ZERO
-                for i in range(p):
-                    acc |= cur[(t * p + i) * n + c]
-                seg[cols + c * q + t] = acc
-        for side in range(2):
-            width = p if side == 0 else q
-            base = 0 if side == 0 else cols
-            for line in range(n):
-                once = _ZERO
-                twice = _ZERO
-                for s in range(width):
-                    m = seg[base + line * width + s]
-                    twice |= once & m
-                    once |= m
-                seg[lines + 2 * side * n + line] = once & ~twice
-                seg[lines + (2 * side + 1) * n + line] = twice
-        n_jobs = 0
-        for t in range(q):
-            for s in range(p):
-                box = 2 * n + t * p + s
-                for side in range(2):  # the box's row segments, then its column segments
-                    width = p if side == 0 else q
-                    once = _ZERO
-                    twice = _ZERO
-                    for i in range(width):
-                        m = seg[(t * p + i) * p + s] if side == 0 else seg[cols + (s * q + i) * q + t]
-                        twice |= once & m
-                        once |= m
-                    box_once = once & ~twice
-                    for i in range(width):
-                        line = t * p + i if side == 0 else s * q + i
-                        m = seg[line * p + s] if side == 0 else seg[cols + line * q + t]
-                        pointing = m & box_once & seg[lines + (2 * side + 1) * n + line]
-                        if pointing:  # out of the line, outside the box
-                            job_unit[n_jobs, 0] = side * n + line
-                            job_unit[n_jobs, 1] = 2
-                            job_unit[n_jobs, 2] = box
-                            job_bits[n_jobs] = pointing
-                            n_jobs += 1
-                        claiming = m & seg[lines + 2 * side * n + line] & twice
-                        if claiming:  # out of the box, outside the line
-                            job_unit[n_jobs, 0] = box
-                            job_unit[n_jobs, 1] = side
-                            job_unit[n_jobs, 2] = side * n + line
-                            job_bits[n_jobs] = claiming
-                            n_jobs += 1
+        n_jobs = locked_jobs(cur, seg, job_unit, job_bits, p, q)
         if n_jobs == 0:
             return True
         for job in range(n_jobs):

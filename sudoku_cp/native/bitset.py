@@ -67,7 +67,9 @@ __all__ = [
     "guess_score",
     "locked_jobs",
     "lowest_index",
+    "pop_state",
     "popcount",
+    "push_state",
     "solve_batch",
     "unit_digits",
 ]
@@ -217,6 +219,34 @@ def locked_jobs(
                         job_bits[n_jobs] = claiming
                         n_jobs += 1
     return n_jobs
+
+
+@numba.njit(cache=True, inline="always")
+def push_state(
+    cur: np.ndarray, stack: np.ndarray, stack_cell: np.ndarray, top: int, cell: int, rest: np.uint64
+) -> None:  # pragma: no cover - compiled
+    """Push ``cur`` on level ``top`` of ``stack`` with ``cell`` left holding ``rest`` (the state
+    without the digit guessed there), and the guessed cell in ``stack_cell``."""
+    for c in range(cur.shape[0]):
+        stack[top, c] = cur[c]
+    stack[top, cell] = rest
+    stack_cell[top] = cell
+
+
+@numba.njit(cache=True, inline="always")
+def pop_state(
+    cur: np.ndarray, stack: np.ndarray, stack_cell: np.ndarray, top: int, queue: np.ndarray
+) -> tuple[int, int]:  # pragma: no cover - compiled
+    """Back to level ``top`` of ``stack``: ``cur`` as pushed; returns its guessed cell and how many
+    cells are queued for the singles (that cell alone, in ``queue[0]``, when one digit is left)."""
+    for c in range(cur.shape[0]):
+        cur[c] = stack[top, c]
+    cell = stack_cell[top]
+    m = cur[cell]
+    if (m & (m - _ONE)) == _ZERO:
+        queue[0] = cell
+        return cell, 1
+    return cell, 0
 
 
 @numba.njit(cache=True)
@@ -441,10 +471,7 @@ def solve_batch(
                     break
                 m = cur[best]
                 bit = m & (~m + _ONE)
-                for cell in range(cells):
-                    stack[top, cell] = cur[cell]
-                stack[top, best] = m ^ bit
-                stack_cell[top] = best
+                push_state(cur, stack, stack_cell, top, best, m ^ bit)
                 top += 1
                 cur[best] = bit
                 queue[0] = best
@@ -483,14 +510,7 @@ def solve_batch(
                 continue
             # The state under the last guess: the guessed cell without the guessed digit.
             top -= 1
-            for cell in range(cells):
-                cur[cell] = stack[top, cell]
-            cell = stack_cell[top]
-            m = cur[cell]
-            queued = 0
-            if (m & (m - _ONE)) == _ZERO:
-                queue[0] = cell
-                queued = 1
+            cell, queued = pop_state(cur, stack, stack_cell, top, queue)
             if one_word:
                 d0 = unit_bits[cell]
             else:

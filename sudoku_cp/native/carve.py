@@ -59,8 +59,9 @@ import numpy as np
 from ..geometry import Geometry
 from ..limits import Deadline, watch_compilation
 from . import NativeInputError
-from .bitset import guess_score, locked_jobs, lowest_index, popcount, unit_digits
+from .bitset import guess_score, locked_jobs, lowest_index, pop_state, popcount, push_state, unit_digits
 from .chunks import BUDGET, ChunkBudget
+from .kernels import Tables, Work
 from .prng import uniform_below
 from .propagation import (
     MAX_SIDE,
@@ -374,6 +375,16 @@ def _initial(puzzle: np.ndarray, cur: np.ndarray, full: np.uint64) -> None:  # p
         cur[c] = (_ONE << np.uint64(v - 1)) if v > 0 else full
 
 
+@numba.njit(cache=True, inline="always")
+def _all_single(cur: np.ndarray) -> bool:  # pragma: no cover - compiled
+    """Whether every cell of ``cur`` has one candidate (after a propagation without contradiction)."""
+    for c in range(cur.shape[0]):
+        m = cur[c]
+        if m & (m - _ONE):
+            return False
+    return True
+
+
 @numba.njit(cache=True)
 def _solved_by_rules(
     puzzle: np.ndarray,
@@ -387,13 +398,7 @@ def _solved_by_rules(
     _initial(puzzle, cur, tables.full)
     if not propagate_masks(cur, tables.peers, tables.units, tables.cell_units, tables.full, True):
         return False
-    if not _settle(cur, work, tables, segs, seg_masks):
-        return False
-    for c in range(cur.shape[0]):
-        m = cur[c]
-        if m & (m - _ONE):
-            return False
-    return True
+    return _settle(cur, work, tables, segs, seg_masks) and _all_single(cur)
 
 
 @numba.njit(cache=True)
@@ -697,34 +702,10 @@ _W_ROOTS_FROM = 16
 _W_SCORED = 16
 
 
-class _WitnessTables(NamedTuple):
-    """A geometry for ``_witness_batch``: box shape ``p`` x ``q``; ``peers`` (cells, 3n-p-q-1),
-    ``units`` (3n, n), ``cell_units`` (cells, 3): rows, columns, boxes (box ``2n + band*p +
-    stack``); ``unit_bits`` (cells,): the bits of a cell's three units."""
-
-    p: int
-    q: int
-    peers: np.ndarray
-    units: np.ndarray
-    cell_units: np.ndarray
-    unit_bits: np.ndarray
-
-
-class _WitnessWork(NamedTuple):
-    """``_witness_batch``'s search: ``cur`` (cells,) candidates, ``queue`` (cells,) new singles,
-    ``dirty`` (1,) the changed units, ``seg`` (n(p+q+4),) segment masks, ``job_unit`` (J, 3) and
-    ``job_bits`` (J,) the locked candidates' removals, ``stack`` (L, cells) and ``stack_cell``
-    (L,) the states under each guess, ``state`` (``_W_STATE``,)."""
-
-    cur: np.ndarray
-    queue: np.ndarray
-    dirty: np.ndarray
-    seg: np.ndarray
-    job_unit: np.ndarray
-    job_bits: np.ndarray
-    stack: np.ndarray
-    stack_cell: np.ndarray
-    state: np.ndarray
+# The witness search reads the backtrack kernel's tables and state (``kernels.Tables``, ``Work``:
+# the same fields), its queue and guessed cells int64; ``work.dirty`` is one word (3n <= 64).
+_WitnessTables = Tables
+_WitnessWork = Work
 
 
 def _witness_tables(geometry: Geometry) -> _WitnessTables:
@@ -865,13 +846,7 @@ def _w_solved(
     """Whether singles and locked candidates alone solve ``puzzle`` (``_solved_by_rules``'s answer)."""
     cur = work.cur
     _initial(puzzle, cur, _ALL >> np.uint64(64 - tables.p * tables.q))
-    if not _w_settle_all(cur, tables, work):
-        return False
-    for cell in range(cur.shape[0]):
-        m = cur[cell]
-        if m & (m - _ONE):
-            return False
-    return True
+    return _w_settle_all(cur, tables, work) and _all_single(cur)
 
 
 @numba.njit(cache=True)
@@ -1040,10 +1015,7 @@ def _witness_batch(
                 bit = _ONE << np.uint64(solution[best] - 1)
                 if not m & bit:
                     bit = m & (~m + _ONE)
-                for cell in range(cells):
-                    stack[top, cell] = cur[cell]
-                stack[top, best] = m ^ bit
-                stack_cell[top] = best
+                push_state(cur, stack, stack_cell, top, best, m ^ bit)
                 top += 1
                 cur[best] = bit
                 queue[0] = best
@@ -1069,14 +1041,7 @@ def _witness_batch(
                 mode = _W_START
                 continue
             top -= 1
-            for cell in range(cells):
-                cur[cell] = stack[top, cell]
-            cell = stack_cell[top]
-            m = cur[cell]
-            queued = 0
-            if (m & (m - _ONE)) == _ZERO:
-                queue[0] = cell
-                queued = 1
+            cell, queued = pop_state(cur, stack, stack_cell, top, queue)
             d0 = tables.unit_bits[cell]
             mode = _W_PROPAGATE
     state[_W_TEST], state[_W_MODE], state[_W_TOP] = t, mode, top

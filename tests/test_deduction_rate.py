@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from conftest import DATA, read_lines
@@ -393,6 +395,28 @@ def test_rate_and_batches_take_a_time_limit(monkeypatch: pytest.MonkeyPatch) -> 
     # one end for all (each chunk carries it as a wall-clock time: the same to within clock reads)
     ends = [limit.end for limit in seen if isinstance(limit, Deadline) and limit.end is not None]
     assert len(ends) == 3 and max(ends) - min(ends) < 1.0
+
+
+def test_json_only_results_carry_the_lines_the_full_results_print_here_and_from_workers() -> None:
+    # explain --json asks workers for lines (json_only): each result's line must be the one the
+    # full result prints, with no deduction sent; seconds differ from run to run.
+    from sudoku_cp.executor import Executor
+
+    lines = "\n".join([line for line, _, _ in EXPLAINER[:4]] + ["1" * 81]) + "\n"
+    full = list(explain_items(parse_puzzles(lines)))
+    for executor in (None, Executor(jobs=2)):
+        short = list(explain_items(parse_puzzles(lines), executor=executor, json_only=True))
+        assert len(short) == len(full) == 5
+        for a, b in zip(full, short, strict=True):
+            assert b.deduction is None and b.json_text is not None
+            assert _without_seconds(a.json_line()) == _without_seconds(b.json_line())
+            assert (a.status, a.rating, a.hardest_step) == (b.status, b.rating, b.hardest_step)
+
+
+def _without_seconds(line: str) -> dict[str, object]:
+    obj: dict[str, object] = json.loads(line)
+    obj.pop("seconds")
+    return obj
 
 
 def test_a_parallel_batch_warms_up_here_and_keeps_one_result_per_puzzle(

@@ -142,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
         executor=common.executor(args),
         skip=output.done,
         notice=common.notice,
+        json_only=args.json and not args.svg and not args.html,
     )
     total = len(items) - len(output.done)
     enabled = False if args.no_progress else None

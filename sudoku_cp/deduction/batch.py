@@ -23,7 +23,7 @@ import textwrap
 import time
 from collections import Counter
 from collections.abc import Callable, Container, Generator, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -77,7 +77,9 @@ class Explained:
     stopped before it began; ``error`` also carries the reason of unsat and unknown results.
     ``refuted``: with ``check``, the failed proof of a step (``proof.StepNotProved``'s message),
     which ended the puzzle's explanation.  ``hardest_step``: the number (1-based) of the first
-    step of the rating's weight, the step that set it.
+    step of the rating's weight, the step that set it.  ``json_text``: the result's JSON line,
+    made where it was explained, when the batch was asked for lines only (``explain_items``'s
+    ``json_only``: then ``deduction`` is None and ``json_line`` returns this text).
     """
 
     index: int
@@ -92,6 +94,7 @@ class Explained:
     seconds: float = 0.0
     refuted: str | None = None
     hardest_step: int | None = None
+    json_text: str | None = None
 
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
         # Sent from a worker without what cannot or need not travel: the rule objects (their
@@ -119,6 +122,7 @@ class Explained:
             self.seconds,
             self.refuted,
             self.hardest_step,
+            self.json_text,
         )
 
     def to_json(self) -> dict[str, object]:
@@ -148,6 +152,8 @@ class Explained:
     def json_line(self) -> str:
         """``formats.json_dumps(self.to_json())`` written directly, the steps by ``step.steps_json``
         (explain prints one a puzzle: the dicts of its steps cost more than finding them)."""
+        if self.json_text is not None:
+            return self.json_text
         obj = _head(self.index, self.line, self.status, self.rating, self.level, self.hardest)
         if self.hardest_step is not None:
             obj["hardest_step"] = self.hardest_step
@@ -252,12 +258,16 @@ def explain_items(
     executor: Executor | None = None,
     skip: Container[int] = frozenset(),
     notice: Callable[[str], None] | None = None,
+    json_only: bool = False,
 ) -> Generator[Explained, None, None]:
     """Each item explained step by step, in order, run where ``executor`` says; ``check`` proves
     every step by SAT as it is found (``deduce(check=True)``): a step the check refutes ends
     that puzzle, whose result names the failure (``Explained.refuted``).  ``time_limit``: seconds
-    for each puzzle, or a ``Deadline`` for the whole batch."""
-    return _batch("explain", items, rules, check, time_limit, executor, skip, notice)
+    for each puzzle, or a ``Deadline`` for the whole batch.  ``json_only``: each result carries
+    its JSON line (``json_text``) instead of its deduction, made where the puzzle was explained:
+    a worker then sends a line, not every step's arrays (what ``explain --json`` prints)."""
+    kind = "explain-lines" if json_only else "explain"
+    return _batch(kind, items, rules, check, time_limit, executor, skip, notice)
 
 
 def _explained(
@@ -407,7 +417,7 @@ def rate_items(
 
 #: Items per chunk: rating takes about a millisecond an item, explaining (steps kept, pictures,
 #: proofs) more; at most a ``_SPREAD``-th of the batch, so a small batch still spreads.
-_CHUNK = {"rate": 64, "explain": 16}
+_CHUNK = {"rate": 64, "explain": 16, "explain-lines": 16}
 _SPREAD = 16
 
 #: Puzzles a parallel batch does here at most before its workers start, and the rating that
@@ -487,7 +497,10 @@ def _run_chunk(chunk: _Chunk) -> list[Rated | Explained]:
         if chunk.kind == "rate":
             results.append(_rated(_unpack(item), rules, deadline))
         else:
-            results.append(_explained(_unpack(item), rules, chunk.check, deadline))
+            explained = _explained(_unpack(item), rules, chunk.check, deadline)
+            if chunk.kind == "explain-lines":
+                explained = replace(explained, deduction=None, json_text=explained.json_line())
+            results.append(explained)
     return results
 
 

@@ -413,6 +413,20 @@ def test_json_only_results_carry_the_lines_the_full_results_print_here_and_from_
             assert (a.status, a.rating, a.hardest_step) == (b.status, b.rating, b.hardest_step)
 
 
+def test_json_only_ratings_carry_the_lines_the_full_ratings_print_here_and_from_workers() -> None:
+    from sudoku_cp.deduction.batch import rate_items
+    from sudoku_cp.executor import Executor
+    from sudoku_cp.formats import json_dumps
+
+    lines = "\n".join([line for line, _, _ in EXPLAINER[:4]] + ["1" * 81]) + "\n"
+    full = list(rate_items(parse_puzzles(lines)))
+    for executor in (None, Executor(jobs=2)):
+        short = list(rate_items(parse_puzzles(lines), executor=executor, json_only=True))
+        assert [json_dumps(r.to_json()) for r in full] == [r.json_line() for r in short]
+        assert all(r.json_text is not None and not r.counts for r in short)
+        assert [(r.status, r.level) for r in full] == [(r.status, r.level) for r in short]
+
+
 def _without_seconds(line: str) -> dict[str, object]:
     obj: dict[str, object] = json.loads(line)
     obj.pop("seconds")

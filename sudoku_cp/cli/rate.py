@@ -120,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
         executor=common.executor(args),
         skip=output.done,
         notice=common.notice,
+        json_only=args.json,
     )
     total = len(items) - len(output.done)
     with output.writing(results, total, "rating", enabled=False if args.no_progress else None) as (
@@ -129,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         for result in results:
             statuses[result.status] += 1
             levels[result.level] += 1
-            write(json_dumps(result.to_json()) if args.json else result.text())
+            write(result.json_line() if args.json else result.text())
             if bar is not None:
                 bar.update()
         seconds = time.perf_counter() - start

@@ -342,7 +342,11 @@ def pencil_marks(board: Board) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Rated:
-    """One puzzle rated: status, ``rating`` (None for unsat, invalid, unknown), level, steps per rule."""
+    """One puzzle rated: status, ``rating`` (None for unsat, invalid, unknown), level, steps per rule.
+
+    ``json_text``: the result's JSON line, made where it was rated, when the batch was asked for
+    lines only (``rate_items``'s ``json_only``: then ``counts`` is empty and ``json_line``
+    returns this text)."""
 
     index: int
     line: int | None
@@ -352,6 +356,7 @@ class Rated:
     counts: Mapping[str, int] = field(default_factory=dict)
     hardest: str | None = None
     error: str | None = None
+    json_text: str | None = None
 
     def to_json(self) -> dict[str, object]:
         """index (0-based), line, status, rating, level, hardest, counts (every chosen rule), error."""
@@ -360,6 +365,10 @@ class Rated:
         if self.error is not None:
             obj["error"] = self.error
         return obj
+
+    def json_line(self) -> str:
+        """``formats.json_dumps(self.to_json())``, or the line made where the puzzle was rated."""
+        return self.json_text if self.json_text is not None else json_dumps(self.to_json())
 
     def text(self) -> str:
         """'#1 line 1: solved 4.2 fiendish (xy-wing; 52 steps)' and the like."""
@@ -407,17 +416,23 @@ def rate_items(
     executor: Executor | None = None,
     skip: Container[int] = frozenset(),
     notice: Callable[[str], None] | None = None,
+    json_only: bool = False,
 ) -> Generator[Rated, None, None]:
     """Each item rated (the fast path: no steps kept), in order, run where ``executor`` says;
-    ``time_limit``: seconds for each puzzle, or a ``Deadline`` for the whole batch."""
-    return _batch("rate", items, rules, False, time_limit, executor, skip, notice)
+    ``time_limit``: seconds for each puzzle, or a ``Deadline`` for the whole batch.
+    ``json_only``: each result carries its JSON line (``json_text``) instead of its counts, made
+    where the puzzle was rated (what ``rate --json`` prints: a worker sends a line)."""
+    kind = "rate-lines" if json_only else "rate"
+    return _batch(kind, items, rules, False, time_limit, executor, skip, notice)
 
 
 # ----------------------------------------------------------------------------- chunks of a batch
 
 #: Items per chunk: rating takes about a millisecond an item, explaining (steps kept, pictures,
 #: proofs) more; at most a ``_SPREAD``-th of the batch, so a small batch still spreads.
-_CHUNK = {"rate": 64, "explain": 16, "explain-lines": 16}
+_CHUNK = {"rate": 64, "rate-lines": 64, "explain": 16, "explain-lines": 16}
+#: The kinds whose results are ``Rated`` (the others are ``Explained``).
+_RATING = ("rate", "rate-lines")
 _SPREAD = 16
 
 #: Puzzles a parallel batch does here at most before its workers start, and the rating that
@@ -494,8 +509,11 @@ def _run_chunk(chunk: _Chunk) -> list[Rated | Explained]:
     for item in chunk.items:
         # A limit per puzzle starts as the puzzle does (a batch's deadline is the same for all).
         deadline = shared if chunk.seconds is None else Deadline.of(chunk.seconds)
-        if chunk.kind == "rate":
-            results.append(_rated(_unpack(item), rules, deadline))
+        if chunk.kind in _RATING:
+            rated = _rated(_unpack(item), rules, deadline)
+            if chunk.kind == "rate-lines":
+                rated = replace(rated, counts={}, json_text=rated.json_line())
+            results.append(rated)
         else:
             explained = _explained(_unpack(item), rules, chunk.check, deadline)
             if chunk.kind == "explain-lines":
@@ -505,7 +523,7 @@ def _run_chunk(chunk: _Chunk) -> list[Rated | Explained]:
 
 
 def _crashed_chunk(chunk: _Chunk, why: str) -> list[Rated | Explained]:
-    made: type[Rated] | type[Explained] = Rated if chunk.kind == "rate" else Explained
+    made: type[Rated] | type[Explained] = Rated if chunk.kind in _RATING else Explained
     crashed = []
     for packed in chunk.items:
         item = _unpack(packed)

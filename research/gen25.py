@@ -116,6 +116,17 @@ class Stats:
     deadline: Deadline | None = None
     witnesses: int = 0
 
+    def solve(self, solver: Any, assumptions: list[int], pending: int) -> bool:
+        """One SAT call under the deadline (``Stopped`` when it passes), counted, timed and logged."""
+        start = time.process_time()
+        found = solve_limited(solver, assumptions, self.deadline)
+        if found is None:
+            raise Stopped
+        self.sat_seconds.append(time.process_time() - start)
+        self.sat_calls += 1
+        self.log(pending, bool(found))
+        return bool(found)
+
     def log(self, pending: int, found: bool) -> None:
         """One SAT call's line on stderr (``verbose``)."""
         if self.verbose:
@@ -242,19 +253,13 @@ class BlockOracle:
         self.next_var += 1
         self.solver.add_clause([-act] + [-self.keep[g] for g in pending])
         assumptions = [act] + [(1 if g in self.gone else -1) * self.removed[g] for g in self.block]
-        start = time.process_time()
-        found = solve_limited(self.solver, assumptions, self.stats.deadline)
-        if found is None:
-            raise Stopped
-        self.stats.sat_seconds.append(time.process_time() - start)
-        self.stats.sat_calls += 1
+        found = self.stats.solve(self.solver, assumptions, len(pending))
         grid = (
             np.asarray(self.cnf.varmap.decode(self.solver.get_model()), np.int8).reshape(-1)
             if found
             else None
         )
         self.solver.add_clause([-act])  # retired (after reading the model: a new clause drops it)
-        self.stats.log(len(pending), bool(found))
         if grid is None:
             self.stats.sat_unsat += 1
             return None
@@ -270,13 +275,7 @@ class BlockOracle:
         assumptions = [self.removed[h] for h in self.block]  # "exactly one" switched off
         assumptions += [self.keep[h] for h in self.block if h != given and h not in self.gone]
         assumptions.append(-self.keep[given])
-        start = time.process_time()
-        found = solve_limited(self.solver, assumptions, self.stats.deadline)
-        if found is None:
-            raise Stopped
-        self.stats.sat_seconds.append(time.process_time() - start)
-        self.stats.sat_calls += 1
-        self.stats.log(1, bool(found))
+        found = self.stats.solve(self.solver, assumptions, 1)
         if not found:
             self.stats.sat_unsat += 1
             return None

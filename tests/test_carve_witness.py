@@ -1,4 +1,4 @@
-"""The witness search of the carving by count (``carve.witness_batch``): for each given of a puzzle
+"""The witness search of the carving by count (``native.witness.witness_batch``): for each given of a puzzle
 with one solution, a second solution of the puzzle without it (the given stays), or none (it can
 go), as a count to two by the backtrack search decides, and never "none" for a search cut short."""
 
@@ -9,10 +9,11 @@ import pytest
 
 from sudoku_cp.geometry import Geometry
 from sudoku_cp.limits import Deadline
-from sudoku_cp.native import carve as carve_module
+from sudoku_cp.native import witness as witness_module
 from sudoku_cp.native.backtrack import search_batch
-from sudoku_cp.native.carve import carve, check_witnesses, rng_states, witness_batch
+from sudoku_cp.native.carve import carve, check_witnesses, rng_states
 from sudoku_cp.native.chunks import ChunkBudget
+from sudoku_cp.native.witness import witness_batch
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -81,22 +82,22 @@ def test_a_search_cut_short_says_nothing() -> None:
     """Out of budget: the tests not finished stay unsettled (-1), never "no witness"."""
     geometry = Geometry(4, 4)
     rows, firsts, partner, solution = _tests(geometry, 1, False)
-    tables = carve_module._witness_tables(geometry)
-    work = carve_module._witness_work(geometry, geometry.cells + 1)
+    tables = witness_module._witness_tables(geometry)
+    work = witness_module._witness_work(geometry, geometry.cells + 1)
     found = np.full(rows.shape[0], -1, np.int8)
     grids = np.zeros(rows.shape, np.int8)
     nodes = np.zeros(rows.shape[0], np.int64)
     no_roots = np.empty((0, geometry.cells), np.uint64), np.empty(0, np.int8)
-    status = carve_module._witness_batch(
+    status = witness_module._witness_batch(
         rows, firsts, partner, solution, tables, work, grids, found, nodes, 3, *no_roots
     )  # fmt: skip
-    assert status == carve_module.BUDGET
+    assert status == witness_module.BUDGET
     assert int(nodes.sum()) == 3
     reached = int(work.state[0])
     assert (found[reached:] == -1).all()
     # Resumed, the same answers as in one go.
     while status != 0:
-        status = carve_module._witness_batch(
+        status = witness_module._witness_batch(
             rows, firsts, partner, solution, tables, work, grids, found, nodes, 3, *no_roots
         )  # fmt: skip
     whole, _, _ = witness_batch(geometry, rows, firsts, partner, solution)
@@ -113,8 +114,8 @@ def test_a_test_out_of_time_is_left_to_the_caller(monkeypatch: pytest.MonkeyPatc
         return ChunkBudget(deadline, 3, 3, 3)  # three nodes a chunk
 
     clock = iter(np.arange(0.0, 1e6, 10.0))  # every chunk takes ten seconds
-    monkeypatch.setattr(carve_module, "ChunkBudget", small_chunks)
-    monkeypatch.setattr(carve_module.time, "monotonic", lambda: float(next(clock)))
+    monkeypatch.setattr(witness_module, "ChunkBudget", small_chunks)
+    monkeypatch.setattr(witness_module.time, "monotonic", lambda: float(next(clock)))
     found, _, _ = witness_batch(geometry, rows, firsts, partner, solution, seconds=1.0)
     settled = found >= 0
     assert np.array_equal(found[settled], whole[settled])
@@ -134,10 +135,10 @@ def test_roots_made_beforehand_are_the_roots_made_one_by_one(
     geometry = Geometry(*box)
     for seed in range(2):
         rows, firsts, partner, solution = _tests(geometry, seed, symmetric)
-        assert rows.shape[0] >= carve_module._W_ROOTS_FROM
+        assert rows.shape[0] >= witness_module._W_ROOTS_FROM
         rooted = witness_batch(geometry, rows, firsts, partner, solution)
         with monkeypatch.context() as patch:
-            patch.setattr(carve_module, "_W_ROOTS_FROM", rows.shape[0] + 1)
+            patch.setattr(witness_module, "_W_ROOTS_FROM", rows.shape[0] + 1)
             alone = witness_batch(geometry, rows, firsts, partner, solution)
         for one, other in zip(rooted, alone, strict=True):
             assert np.array_equal(one, other)

@@ -90,3 +90,157 @@ def test_carving_with_the_fresh_oracle_gives_the_same_puzzles(monkeypatch: pytes
             assert check_witnesses(geometry, carved.puzzles[b], carved.witness[b]) is None
         made.append(carved.puzzles)
     assert np.array_equal(made[0], made[1])
+
+
+# -- the block oracle (``sat_oracle.block_tests``, ``carve``'s ``block_oracle``) ----------------------
+
+
+def _minimal(geometry: Geometry, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    carved = carve(geometry, rng_states(seed, np.arange(1)))
+    return carved.puzzles[0].copy(), carved.solutions[0].copy()
+
+
+@pytest.mark.parametrize("extra_first", [True, False])
+def test_a_block_removes_the_spare_given_and_finds_the_others_witnesses(extra_first: bool) -> None:
+    """A minimal puzzle plus one given of its solution: that given can go, no other can (the
+    minimal puzzle's givens each have a witness, which keeps the spare given or not)."""
+    from sudoku_cp.deduction.sat_oracle import block_tests
+    from sudoku_cp.native.carve import ANSWERED
+
+    geometry = Geometry(3, 3)
+    puzzle, solution = _minimal(geometry, 5)
+    spare = int(np.flatnonzero(puzzle == 0)[0])
+    grown = puzzle.copy()
+    grown[spare] = solution[spare]
+    others = [int(c) for c in np.flatnonzero(puzzle)[:7]]
+    block = [spare, *others] if extra_first else [*others, spare]
+    got = block_tests(geometry, grown, solution, block, False, deadline=None, budget=None, strikes=1)
+    assert got.status == ANSWERED and len(got.answers) == len(block) and got.over == 0
+    current = grown.copy()
+    for first, found in zip(block, got.answers, strict=True):
+        if found is False:
+            current[first] = 0
+            continue
+        without = current.copy()
+        without[first] = 0
+        _assert_witness(geometry, without, first, int(solution[first]), np.asarray(found))
+    # The spare first: it goes (the rest is the minimal puzzle), and every other given stays.
+    # Last: the puzzle without the others removed so far decides; at least one given goes (were
+    # none to go, the spare would be tested on the minimal puzzle itself).
+    if extra_first:
+        assert got.answers[0] is False and all(found is not False for found in got.answers[1:])
+    else:
+        assert any(found is False for found in got.answers)
+
+
+def test_a_block_answers_as_the_per_test_oracle() -> None:
+    """The block's answers, in order with removal one at a time, are the per-test oracle's."""
+    from sudoku_cp.deduction.sat_oracle import block_tests
+
+    geometry = Geometry(3, 4)
+    carved = carve(geometry, rng_states(3, np.arange(1)))
+    solution = carved.solutions[0]
+    # A puzzle with spare givens: the minimal one plus every fourth cell of the solution.
+    puzzle = carved.puzzles[0].copy()
+    puzzle[::4] = solution[::4]
+    block = [int(c) for c in np.flatnonzero(puzzle)[:16]]
+    got = block_tests(geometry, puzzle, solution, block, False, deadline=None, budget=None, strikes=1)
+    oracle = _SatOracle(geometry, None)
+    current = puzzle.copy()
+    removed = 0
+    try:
+        for first, found in zip(block, got.answers, strict=True):
+            without = current.copy()
+            without[first] = 0
+            alone = oracle(without, first, int(solution[first]))
+            assert (alone is False) == (found is False), first
+            if found is False:
+                current = without
+                removed += 1
+    finally:
+        oracle.close()
+    assert removed > 0 and len(got.answers) == len(block)
+
+
+def test_a_stopped_or_over_budget_block_answers_unknown_never_no_witness() -> None:
+    """The deadline passed: no answer at all (STOPPED), not "no witness"; a budget of no
+    conflict with one strike: the first SAT call gives the grid up (ABANDONED)."""
+    from sudoku_cp.deduction.sat_oracle import block_tests
+    from sudoku_cp.limits import Deadline
+    from sudoku_cp.native.carve import ABANDONED, STOPPED
+
+    geometry = Geometry(4, 4)
+    puzzle, solution = _minimal(geometry, 2)
+    block = [int(c) for c in np.flatnonzero(puzzle)[:8]]
+    got = block_tests(
+        geometry, puzzle, solution, block, False, deadline=Deadline(0.0), budget=None, strikes=1
+    )
+    assert got.status == STOPPED and got.answers == []
+    got = block_tests(geometry, puzzle, solution, block, False, deadline=None, budget=0, strikes=1)
+    assert got.status == ABANDONED and got.over == 1 and len(got.answers) < len(block)
+    assert all(found is not False for found in got.answers)  # a minimal puzzle: every given stays
+
+
+@pytest.mark.parametrize("symmetric", [False, True])
+def test_carving_by_blocks_gives_the_per_test_puzzles(
+    monkeypatch: pytest.MonkeyPatch, symmetric: bool
+) -> None:
+    """The block path (from REGION_SIDE on; here lowered to 16x16) carves the puzzles the
+    per-test carving does, each shown minimal by its witnesses."""
+    from sudoku_cp.native import carve as carve_module
+
+    geometry = Geometry(4, 4)
+    states = rng_states(4, np.arange(2))
+    before = carve(geometry, states, symmetric=symmetric, by_count=True)
+    monkeypatch.setattr(carve_module, "REGION_SIDE", 16)
+    oracle = _SatOracle(geometry, None)
+    try:
+        after = carve(
+            geometry, states, symmetric=symmetric, by_count=True, oracle=oracle, block_oracle=oracle
+        )
+    finally:
+        oracle.close()
+    assert after.done.all() and not after.abandoned.any() and (after.hard > 0).all()
+    assert np.array_equal(before.puzzles, after.puzzles)
+    for b in range(2):
+        assert check_witnesses(geometry, after.puzzles[b], after.witness[b], symmetric=symmetric) is None
+
+
+class _GiveUp:
+    """A block oracle that gives attempt 0's grid up (its first block) and answers nothing."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def tests(
+        self, puzzle: np.ndarray, solution: np.ndarray, firsts: object, symmetric: bool, strikes: int
+    ) -> object:
+        from sudoku_cp.native.carve import ABANDONED, BlockAnswers
+
+        self.calls += 1
+        return BlockAnswers([], ABANDONED, 1)
+
+
+def test_a_grid_given_up_is_abandoned_and_the_next_attempt_is_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sudoku_cp.native import carve as carve_module
+
+    geometry = Geometry(3, 3)
+    monkeypatch.setattr(carve_module, "REGION_SIDE", 9)
+    give_up = _GiveUp()
+    carved = carve(geometry, rng_states(0, np.arange(2)), by_count=True, block_oracle=give_up)  # type: ignore[arg-type]
+    assert give_up.calls == 2 and carved.abandoned.all() and not carved.done.any()
+    # generate_puzzle: a grid given up (here every SAT call over a budget of no conflict) moves
+    # on to the next attempt; each is given up, so the time limit ends it with nothing.
+    monkeypatch.setattr(carve_module, "REGION_SIDE", 16)
+    monkeypatch.setattr(generate_module, "WITNESS_CONFLICTS", 0)
+    monkeypatch.setattr(generate_module, "HARD_WITNESSES", 1)
+    tried: list[int] = []
+    real = generate_module._made
+
+    def counting(*args: object, **kwargs: object) -> object:
+        tried.append(int(args[2][0]))  # type: ignore[index]
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(generate_module, "_made", counting)
+    assert generate_module.generate_puzzle(Geometry(4, 4), 0, time_limit=3.0) is None
+    assert len(tried) > 2 and tried[:3] == [0, 1, 2]

@@ -47,7 +47,7 @@ from ..errors import SudokuCpError
 from ..geometry import Geometry
 from ..grid import Grid
 from ..limits import Deadline, TimeLimitReached, solve_limited, watch_compilation
-from ..native.carve import Carved, carve, check_witnesses, rng_states
+from ..native.carve import BlockAnswers, Carved, carve, check_witnesses, rng_states
 from ..native.propagation import (
     MAX_SIDE,
     PropagationTables,
@@ -67,6 +67,8 @@ watch_compilation()  # a kernel compiled on a first run is not counted against t
 
 __all__ = [
     "FRESH_SAT_SIDE",
+    "HARD_WITNESSES",
+    "WITNESS_CONFLICTS",
     "LEVEL_NAMES",
     "PROOF_SECONDS",
     "GenerateError",
@@ -85,6 +87,14 @@ PROOF_SECONDS = 2.0
 #: propagation encoded away) instead of assumptions on the empty grid's: on eight 25x25 tests
 #: 9.0 s against 26-29 s for one incremental CaDiCaL, the same answers.
 FRESH_SAT_SIDE = 25
+#: From ``carve.REGION_SIDE`` on the SAT tests go in blocks (``sat_oracle.block_tests``); a test
+#: spending more conflicts than this is a hard witness.  On 25x25 seed 3's tests spend 150
+#: conflicts (median), 1,256 at most; seed 1's 2,221 (median), 32,514 at most (its grid carves
+#: in 330-550 s).
+WITNESS_CONFLICTS = 3000
+#: A grid whose carving meets this many hard witnesses is given up for the seed's next attempt:
+#: conflicts, not seconds, so the same seed makes the same puzzle on any machine.
+HARD_WITNESSES = 3
 # The longest list of known names an unknown --require name's error holds (its line: 500 at most).
 _KNOWN_CHARS = 400
 # Cells carved in one compiled call, at most (a batch of attempts): 64 9x9 puzzles, one 64x64.
@@ -280,6 +290,24 @@ class _SatOracle:
         finally:
             solver.delete()
 
+    def tests(
+        self, puzzle: np.ndarray, solution: np.ndarray, firsts: Sequence[int], symmetric: bool, strikes: int
+    ) -> BlockAnswers:
+        """A block of tests on one formula (``carve.BlockOracle``, ``sat_oracle.block_tests``),
+        each call within ``WITNESS_CONFLICTS`` or counted hard."""
+        from .sat_oracle import block_tests
+
+        return block_tests(
+            self.geometry,
+            puzzle,
+            solution,
+            firsts,
+            symmetric,
+            deadline=self.deadline,
+            budget=WITNESS_CONFLICTS,
+            strikes=strikes,
+        )
+
     def close(self) -> None:
         """Free the native solver (idempotent)."""
         solver, self._solver = self._solver, None
@@ -379,40 +407,61 @@ def _made(
     deadline: Deadline | None,
     prover: StepProver | None,
     oracle: _SatOracle | None = None,
-) -> Iterator[Generated]:
-    """The proved puzzles of ``attempts`` of ``seed``, in attempt order (fewer when the deadline
-    passes: those finished and proved before it); ``oracle``: a batch's SAT solver to share."""
+) -> Iterator[Generated | None]:
+    """The proved puzzles of ``attempts`` of ``seed``, in attempt order, None for an attempt given
+    up (its witnesses too hard for SAT: ``HARD_WITNESSES``); fewer when the deadline passes:
+    those finished and proved before it.  ``oracle``: a batch's SAT solver to share."""
     if deadline is not None and deadline.expired():
         return  # the carving's first chunk would run before it looks at the clock
     own = oracle is None
     sat = _SatOracle(geometry, deadline) if oracle is None else oracle
     try:
         carved: Carved = carve(
-            geometry, rng_states(seed, attempts), symmetric=symmetric, deadline=deadline, oracle=sat
+            geometry,
+            rng_states(seed, attempts),
+            symmetric=symmetric,
+            deadline=deadline,
+            oracle=sat,
+            block_oracle=sat,
+            strikes=HARD_WITNESSES,
         )
     finally:
         if own:
             sat.close()
     done = np.flatnonzero(carved.done)
-    if done.size == 0:
-        return
+    finished = carved.done | carved.abandoned
+    ended = int(np.argmin(finished)) if not finished.all() else finished.size  # attempts settled, in order
     for b in done:
         problem = check_witnesses(geometry, carved.puzzles[b], carved.witness[b], symmetric=symmetric)
         if problem is not None:  # a bug of the carving search: never hand out such a puzzle
             raise SudokuCpError(f"generator: attempt {int(attempts[b])} is not shown minimal: {problem}")
-    proofs = _prove_unique(geometry, carved.puzzles[done], carved.solutions[done], deadline, prover)
+    proofs = (
+        dict(
+            zip(
+                done.tolist(),
+                _prove_unique(geometry, carved.puzzles[done], carved.solutions[done], deadline, prover),
+                strict=True,
+            )
+        )
+        if done.size
+        else {}
+    )
     n = geometry.n
-    for b, proof in zip(done, proofs, strict=True):
+    for k in range(ended):
+        if carved.abandoned[k]:
+            yield None
+            continue
+        proof = proofs[k]
         if proof is None:
             return  # the deadline stopped the proof (fail closed: an unproved puzzle is not given)
         yield Generated(
-            Grid(geometry, carved.puzzles[b].reshape(n, n)),
-            Grid(geometry, carved.solutions[b].reshape(n, n)),
-            int(attempts[b]),
-            int(carved.restarts[b]),
-            _filled(carved, int(b), symmetric),
+            Grid(geometry, carved.puzzles[k].reshape(n, n)),
+            Grid(geometry, carved.solutions[k].reshape(n, n)),
+            int(attempts[k]),
+            int(carved.restarts[k]),
+            _filled(carved, k, symmetric),
             proof=proof,
-            hard=int(carved.hard[b]),
+            hard=int(carved.hard[k]),
         )
 
 
@@ -434,12 +483,28 @@ def generate_puzzle(
 ) -> Generated | None:
     """Attempt ``attempt`` of ``seed``: one minimal puzzle with a proved unique solution.
 
+    From ``carve.REGION_SIDE`` on, an attempt whose witnesses are too hard for SAT
+    (``HARD_WITNESSES``) is given up for the next one (``Generated.attempt`` says which made it).
     ``prover``: a SAT solver of the empty grid for the proofs the backtrack search leaves (made
     when needed if None).  None when the time limit (seconds, or a ``Deadline``) passed first.
     """
     _check_request(geometry, 1, seed, None)
     deadline = None if time_limit is None else Deadline.of(time_limit)
-    return next(_made(geometry, seed, np.array([attempt]), symmetric, deadline, prover), None)
+    oracle = _SatOracle(geometry, deadline)
+    try:
+        while True:
+            made = list(
+                itertools.islice(
+                    _made(geometry, seed, np.array([attempt]), symmetric, deadline, prover, oracle), 1
+                )
+            )
+            if not made:
+                return None  # the deadline stopped it
+            if made[0] is not None:
+                return made[0]
+            attempt += 1
+    finally:
+        oracle.close()
 
 
 def generate_puzzles(
@@ -487,6 +552,8 @@ def generate_puzzles(
             finished = 0
             for generated in _made(geometry, seed, attempts, symmetric, deadline, None, oracle):
                 finished += 1
+                if generated is None:
+                    continue  # given up: its witnesses were too hard for SAT
                 kept = _target(generated, rules, level, wanted, rated, deadline)
                 if kept is None:
                     if deadline is not None and deadline.expired():

@@ -47,9 +47,9 @@ proves uniqueness to the caller: that is the complete searches' and SAT's job (s
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 import numba
 import numpy as np
@@ -91,6 +91,9 @@ from .witness import (
     witness_batch,
 )
 
+if TYPE_CHECKING:
+    from .backtrack import BatchRun
+
 watch_compilation()  # a kernel compiled on a first run is not counted against time limits
 
 __all__ = [
@@ -98,6 +101,13 @@ __all__ = [
     "FILL_NODES_PER_CELL",
     "HARD",
     "PRUNED",
+    "ABANDONED",
+    "ANSWERED",
+    "BLOCK_SIZE",
+    "REGION_NODES",
+    "STOPPED",
+    "BlockAnswers",
+    "BlockOracle",
     "REGION_SECONDS",
     "REGION_SIDE",
     "RECOUNT_SECONDS",
@@ -127,6 +137,21 @@ REGION_SIDE = 25
 #: From ``REGION_SIDE`` on, seconds of a count after the first round (a given counted again once
 #: others went): on 25x25 none of 29 such counts finished in a second (each then went to SAT).
 RECOUNT_SECONDS = 0.1
+#: From ``REGION_SIDE`` on, a region search counts only when it settles within this many nodes
+#: (a time limit alone would make which givens go to the oracle, and so a block oracle's
+#: deterministic budget, depend on the machine's speed).  On 25x25 seeds 1 and 3 they settle in
+#: 109 nodes at most.
+REGION_NODES = 1000
+#: Givens per formula of a ``block_oracle`` (``research/gen25.md``: 8 or 16, no clear difference).
+BLOCK_SIZE = 16
+
+#: ``BlockAnswers`` status: every test of the block answered.
+ANSWERED = 0
+#: ``BlockAnswers`` status: the deadline stopped a test (the answers before it stand).
+STOPPED = 1
+#: ``BlockAnswers`` status: the grid's witnesses are too hard (the oracle's deterministic
+#: budget): the driver gives this attempt up for the next.
+ABANDONED = 2
 
 #: Kernel status: the test in hand spent its node cap; the caller answers it (``answer``) and resumes.
 HARD = -4
@@ -683,7 +708,7 @@ class Carved:
     ``restarts`` (B,) fills started again; ``witness`` (B, n*n, n*n) int8, the witness of a kept
     given at its cell (of a pair at its first cell); ``done`` (B,) made before the deadline;
     ``nodes`` (B, n*n + 1) the search's nodes per test (the fill's last); ``hard`` (B,) tests
-    the oracle answered."""
+    the oracle answered; ``abandoned`` (B,) given up (``carve``'s ``block_oracle``), not ``done``."""
 
     puzzles: np.ndarray
     solutions: np.ndarray
@@ -694,6 +719,7 @@ class Carved:
     done: np.ndarray
     nodes: np.ndarray
     hard: np.ndarray
+    abandoned: np.ndarray
 
 
 def region_rows(
@@ -736,6 +762,30 @@ def rng_states(seed: int, attempts: np.ndarray) -> np.ndarray:
     return np.array(states, dtype=np.uint64).reshape(-1, 1)
 
 
+@dataclass(frozen=True, slots=True)
+class BlockAnswers:
+    """A block oracle's answers, in the block's order: a witness grid (n*n,) int8, or False (no
+    witness: the given, or pair, went and was no longer held for the block's later tests);
+    fewer than the block's givens when ``status`` is ``STOPPED`` or ``ABANDONED``.  ``over``:
+    SAT calls over the oracle's budget."""
+
+    answers: list[np.ndarray | bool]
+    status: int
+    over: int
+
+
+class BlockOracle(Protocol):
+    """Tests a block of givens at once (``carve``'s ``block_oracle``, from ``REGION_SIDE`` on)."""
+
+    def tests(
+        self, puzzle: np.ndarray, solution: np.ndarray, firsts: Sequence[int], symmetric: bool, strikes: int
+    ) -> BlockAnswers:
+        """Each given (``symmetric``: pair, by its first cell) of ``firsts`` of ``puzzle`` in order,
+        removal one at a time: its witness, or False and it goes; ``strikes``: calls over budget
+        the grid may still spend (the one that reaches it makes the answer ``ABANDONED``)."""
+        ...
+
+
 #: An answer to a test the search gave up on (``carve``'s ``oracle``): a complete grid keeping
 #: ``givens`` whose cell ``cell`` does not hold ``digit``, False when there is none, None when
 #: the deadline stopped it.
@@ -752,6 +802,8 @@ def carve(
     cap: int | None = None,
     by_count: bool | None = None,
     test_seconds: float = TEST_SECONDS,
+    block_oracle: BlockOracle | None = None,
+    strikes: int = 1,
 ) -> Carved:
     """One minimal puzzle per random state of ``rngs`` (B, 1) uint64, with its solution and witnesses.
 
@@ -763,6 +815,10 @@ def carve(
     ``by_count`` (default: grids of side 16 and more): the givens the rules can spare go first,
     one propagation each; the rest are tested together, each counted to two by the backtrack
     search (``test_seconds`` each before the oracle takes it) instead of searched one by one.
+
+    ``block_oracle`` (``by_count``, from ``REGION_SIDE`` on): after the region searches, every
+    test goes to it, ``BLOCK_SIZE`` givens at a time, no count first; an attempt whose witnesses
+    it finds too hard (``strikes`` calls over its budget) is given up: ``abandoned``, not ``done``.
     """
     if by_count is None:
         by_count = geometry.n >= BY_COUNT_SIDE
@@ -782,6 +838,7 @@ def carve(
     restarts = np.zeros(batch, np.int64)
     nodes = np.zeros((batch, cells + 1), np.int64)
     hard = np.zeros(batch, np.int64)
+    abandoned = np.zeros(batch, np.bool_)
     cur = np.empty(cells, np.uint64)
     levels = min(_STACK_LEVELS, cells + 1)
     stack = _Stack(
@@ -835,6 +892,8 @@ def carve(
         ``oracle``.  False when the deadline stopped it."""
         b, pos = int(state[_S_PUZZLE]), int(state[_S_POS])
         pending = [int(c) for c in order[b, pos : counts[b]]]
+        if block_oracle is not None and n >= REGION_SIDE:
+            return block_tests(b, pending)
         whole = True  # the first round counts every given left; later ones, one at a time
         while pending:
             if clock.deadline.expired():
@@ -888,6 +947,38 @@ def carve(
                 puzzles[b, first] = 0
                 if symmetric:
                     puzzles[b, cells - 1 - first] = 0
+        state[_S_PUZZLE], state[_S_MODE], state[_S_TOP] = b + 1, _START, 0
+        return True
+
+    def block_tests(b: int, pending: list[int]) -> bool:
+        """The tests the kernel handed over (PRUNED), by ``block_oracle``: region witnesses
+        first (each stays valid as givens only go), then the rest in order, ``BLOCK_SIZE`` at a
+        time.  False when the deadline stopped it; an attempt given up is ``abandoned``."""
+        assert block_oracle is not None
+        local = region_witnesses(b, pending, REGION_NODES)
+        if local is None:
+            return False
+        for first, grid in local.items():
+            witness[b, first] = grid
+        todo = [first for first in pending if first not in local]
+        left = strikes
+        for at in range(0, len(todo), BLOCK_SIZE):
+            block = todo[at : at + BLOCK_SIZE]
+            got = block_oracle.tests(puzzles[b].copy(), solutions[b].copy(), block, symmetric, left)
+            left -= got.over
+            hard[b] += len(got.answers)
+            for first, found in zip(block, got.answers, strict=False):
+                if found is False:
+                    puzzles[b, first] = 0
+                    if symmetric:
+                        puzzles[b, cells - 1 - first] = 0
+                else:
+                    witness[b, first] = np.asarray(found, np.int8).reshape(-1)
+            if got.status == STOPPED:
+                return False
+            if got.status == ABANDONED:
+                abandoned[b] = True
+                break
         state[_S_PUZZLE], state[_S_MODE], state[_S_TOP] = b + 1, _START, 0
         return True
 
@@ -947,10 +1038,12 @@ def carve(
             start = stop
         return True
 
-    def region_witnesses(b: int, firsts: list[int]) -> dict[int, np.ndarray] | None:
+    def region_witnesses(b: int, firsts: list[int], nodes: int = 0) -> dict[int, np.ndarray] | None:
         """The witnesses region searches find for givens ``firsts`` of puzzle ``b`` (``region_rows``:
         each given's band and stack, then with one more band and stack, each shift in turn, for
-        the givens still without one); None when the deadline stopped them."""
+        the givens still without one); None when the deadline stopped them.  ``nodes`` > 0: only
+        searches settled within that many nodes count, whatever the machine's speed (a search
+        the time stopped earlier runs again with more time)."""
         from .backtrack import search_batch
 
         sol = solutions[b]
@@ -965,10 +1058,47 @@ def carve(
             seconds = REGION_SECONDS if remaining is None else min(REGION_SECONDS, remaining)
             rows = region_rows(geometry, puzzles[b], sol, todo, shift, symmetric)
             run = search_batch(geometry, rows, limit=2, keep=True, time_limit=seconds)
+            if nodes:
+                checked = settled(rows, run, seconds, nodes)
+                if checked is None:
+                    return None
+                run = checked
             other = (run.solutions != sol).any(axis=1)
             for owner, grid in zip(run.owner[other], run.solutions[other], strict=True):
-                found.setdefault(int(todo[owner]), np.asarray(grid, np.int8))
+                if not nodes or not run.timed_out[owner]:
+                    found.setdefault(int(todo[owner]), np.asarray(grid, np.int8))
         return found
+
+    def settled(rows: np.ndarray, run: BatchRun, seconds: float, nodes: int) -> BatchRun | None:
+        """``run`` with the searches of ``rows`` the time stopped before ``nodes`` nodes run again
+        with twice the time, until each is settled or past ``nodes`` (those: ``timed_out``, and
+        so not counted); None when the deadline stopped them."""
+        from .backtrack import search_batch
+
+        while True:
+            again = np.flatnonzero(run.timed_out & (run.nodes < nodes))
+            if again.size == 0:
+                break
+            seconds *= 2
+            remaining = clock.deadline.remaining()
+            if remaining is not None and remaining <= 0:
+                return None
+            rerun = search_batch(
+                geometry, rows[again], limit=2, keep=True,
+                time_limit=seconds if remaining is None else min(seconds, remaining),
+            )  # fmt: skip
+            keep = ~np.isin(run.owner, again)
+            timed_out, counted_nodes = run.timed_out.copy(), run.nodes.copy()
+            timed_out[again], counted_nodes[again] = rerun.timed_out, rerun.nodes
+            run = replace(
+                run,
+                owner=np.concatenate([run.owner[keep], again[rerun.owner]]),
+                solutions=np.concatenate([run.solutions[keep], rerun.solutions]),
+                timed_out=timed_out,
+                nodes=counted_nodes,
+            )
+        over = run.nodes > nodes  # settled, but past the node limit: a faster machine's time stops it
+        return replace(run, timed_out=run.timed_out | over)
 
     def _ask(b: int, first: int) -> np.ndarray | bool | None:
         """The oracle on the puzzle without the given (pair) at ``first``: a witness (recorded),
@@ -1015,8 +1145,8 @@ def carve(
         return status
 
     clock.run(step)
-    done = np.arange(batch) < int(state[_S_PUZZLE])
-    return Carved(puzzles, solutions, counts, order, restarts, witness, done, nodes, hard)
+    done = (np.arange(batch) < int(state[_S_PUZZLE])) & ~abandoned
+    return Carved(puzzles, solutions, counts, order, restarts, witness, done, nodes, hard, abandoned)
 
 
 def check_witnesses(

@@ -1,0 +1,146 @@
+"""The carving's block tests by SAT (``native.carve.BlockOracle``): one CaDiCaL formula per block of givens.
+
+A block is a run of givens to test in the carving's order.  Its formula is the puzzle without
+all of them (the other givens' propagation encoded away: ``encode_cnf``'s optimized encoding),
+built once; each given is then tested by assumptions: the block's other givens still in the
+puzzle held at their digits, this one's digit forbidden.  A solution is its witness; none means
+it can go, and it is no longer held for the block's later tests (removal one at a time, in
+order, as the per-test carving does).  On 25x25 the formula is about 17,000 clauses once per
+16 tests instead of once per test (``research/gen25.md``: 3-4x on the whole carving).
+
+Every SAT call runs in rounds of a fixed number of conflicts, the deadline looked at between
+rounds (an interrupted call is "unknown", never "no witness"), and the rounds are the same on
+any machine, so the solver's answers and its cost in conflicts do not depend on its speed.  A
+call that spends more than ``budget`` conflicts is a hard witness: a grid with too many of them
+is given up (``ABANDONED``), deterministically, for the carving's next attempt.
+
+The known solution is given to the solver as its saved phases: a witness mostly keeps it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..cnf.sudoku import AmoEncoding, CnfEncoding, encode_cnf
+from ..geometry import Geometry
+from ..grid import Grid
+from ..limits import Deadline, TimeLimitReached
+from ..native.carve import ABANDONED, ANSWERED, STOPPED, BlockAnswers
+
+__all__ = ["ROUND_CONFLICTS", "block_tests"]
+
+#: Conflicts of one round of a SAT call (the deadline is looked at between rounds; CaDiCaL through
+#: pysat cannot be interrupted).  On 25x25 a round lasts 0.05-0.3 s.
+ROUND_CONFLICTS = 1000
+
+
+def _solve_counted(
+    solver: Any, assumptions: list[int], deadline: Deadline | None, budget: int | None, last: bool
+) -> tuple[bool | None, bool]:
+    """(answer, over budget).  ``last``: the grid has no hard witness left to spend, so a call
+    over ``budget`` stops there (answer None, over True) instead of running to its answer."""
+    before = solver.accum_stats()["conflicts"]
+    spent = 0
+    while True:
+        if deadline is not None and deadline.expired():
+            return None, False
+        if budget is not None and last and spent >= budget:
+            return None, True
+        solver.conf_budget(ROUND_CONFLICTS)
+        answer = solver.solve_limited(assumptions=assumptions)
+        spent = solver.accum_stats()["conflicts"] - before
+        if answer is not None:
+            return bool(answer), budget is not None and spent > budget
+
+
+def block_tests(
+    geometry: Geometry,
+    puzzle: np.ndarray,
+    solution: np.ndarray,
+    firsts: Sequence[int],
+    symmetric: bool,
+    *,
+    deadline: Deadline | None,
+    budget: int | None,
+    strikes: int,
+) -> BlockAnswers:
+    """Test the givens (``symmetric``: pairs, by their first cell) ``firsts`` of ``puzzle`` (n*n,)
+    int8, in order, on one formula (see the module): each answer a witness grid (n*n,) int8 or
+    False (no witness: the given goes, and is no longer held).  Stops early at the deadline
+    (``STOPPED``) or when a call spends over ``budget`` conflicts with ``strikes`` (at least 1)
+    such calls already allowed spent on this grid (``ABANDONED``); ``over``: calls over budget."""
+    n, cells = geometry.n, geometry.cells
+    firsts = [int(f) for f in firsts]
+    partner = {f: cells - 1 - f for f in firsts} if symmetric else {f: f for f in firsts}
+    freed = sorted({c for f in firsts for c in (f, partner[f])})
+    givens = puzzle.copy()
+    givens[freed] = 0
+    answers: list[np.ndarray | bool] = []
+    try:
+        cnf = encode_cnf(
+            Grid(geometry, givens.reshape(n, n)),
+            CnfEncoding.OPTIMIZED,
+            AmoEncoding.SEQCOUNTER,
+            deadline=deadline,
+            use="solve",
+        )
+    except TimeLimitReached:
+        return BlockAnswers(answers, STOPPED, 0)
+    if cnf.contradiction:  # the known solution solves it: never expected
+        raise AssertionError("the carving's block formula has no solution")
+    index, fixed = cnf.varmap.index, cnf.varmap.fixed
+
+    def literal(cell: int) -> int:
+        """The variable "cell holds its known digit", 0 when the other givens fix it there."""
+        if fixed[cell] != 0:
+            if fixed[cell] != solution[cell]:
+                raise AssertionError("the block formula fixes a cell off the known solution")
+            return 0
+        variable = int(index[cell, int(solution[cell]) - 1])
+        if variable <= 0:
+            raise AssertionError("the known digit is no candidate of the block formula")
+        return variable
+
+    from pysat.solvers import Solver
+
+    solver = Solver(name="cadical195")
+    over = 0
+    try:
+        clauses = cnf.clauses()
+        while chunk := list(itertools.islice(clauses, 1 << 15)):  # the deadline between chunks
+            if deadline is not None and deadline.expired():
+                return BlockAnswers(answers, STOPPED, over)
+            solver.append_formula(chunk)
+        # The known solution as the saved phases: a witness mostly agrees with it.
+        variables = np.asarray(index, np.int64).reshape(cells, n)
+        known = np.arange(n)[None, :] == solution.astype(np.int64)[:, None] - 1
+        solver.set_phases(np.where(known, variables, -variables)[variables > 0].tolist())
+        kept = set(freed)  # the block's cells still given
+        for first in firsts:
+            tests = [(first, [first, partner[first]])]  # (the cell changed, the cells not held)
+            if partner[first] != first:
+                tests.append((partner[first], [partner[first]]))  # the pair's second cell, the first held
+            found: np.ndarray | bool = False
+            for cell, free in tests:
+                variable = literal(cell)
+                if variable == 0:
+                    continue  # the others fix it: no witness changes it
+                held = [literal(c) for c in sorted(kept) if c not in free]
+                assumptions = [v for v in held if v != 0] + [-variable]
+                answer, hard = _solve_counted(solver, assumptions, deadline, budget, over + 1 >= strikes)
+                over += hard
+                if answer is None:
+                    return BlockAnswers(answers, ABANDONED if hard else STOPPED, over)
+                if answer:
+                    found = np.asarray(cnf.varmap.decode(solver.get_model()), np.int8).reshape(-1)
+                    break
+            answers.append(found)
+            if found is False:
+                kept -= {first, partner[first]}
+        return BlockAnswers(answers, ANSWERED, over)
+    finally:
+        solver.delete()

@@ -46,6 +46,7 @@ __all__ = [
     "WingFound",
     "chain_search",
     "grouped_search",
+    "no_xy_chain",
     "searched",
     "sees_table",
     "wing_search",
@@ -965,6 +966,15 @@ def searched(board: Board, mode: int) -> ChainFound | None:
     else None (nothing is searched): a rule that another's search subsumes reads it here."""
     found = _answers_of(board).get(("chain", mode))
     return found if isinstance(found, ChainFound) else None
+
+
+def no_xy_chain(board: Board) -> bool:
+    """Whether the XY search (every link) already ran on this board state and found nothing:
+    no elimination, placement or loop of any length (it stops empty only once its breadth-first
+    search reaches no new literal).  A rule whose every step is such a chain or loop (the
+    ``subsumed_by`` rules of the XY chains and 2-SAT) has no step there and need not search."""
+    found = _answers_of(board).get(("chain", XY))
+    return isinstance(found, ChainFound) and max(found.links) < 0
 
 
 @dataclass(frozen=True, slots=True)

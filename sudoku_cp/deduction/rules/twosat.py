@@ -37,6 +37,7 @@ from ...limits import watch_compilation
 from ..board import Board, Contradiction
 from ..step import Link, Step
 from .base import Rule
+from .chain_search import no_xy_chain
 from .scale import chain_weight
 
 watch_compilation()  # a kernel compiled on a first run is not counted against time limits
@@ -387,7 +388,14 @@ def failed_literals(board: Board) -> tuple[Implications, np.ndarray]:
 def two_sat(board: Board) -> Step | None:
     """A candidate whose truth implies its own falsity (removed), or whose falsity implies its
     truth (placed), through bivalue, bilocal and at-most-one implications.  Raises Contradiction
-    when the implications are unsatisfiable."""
+    when the implications are unsatisfiable.
+
+    None at once when the XY search already ran on this board state and found no chain (see
+    ``chain_search.no_xy_chain``): a literal implying its own negation is such a chain (the
+    implications alternate at-most-one links, which the search has as weak links, with bivalue
+    and bilocal ones, its strong links), and so are both halves of an unsatisfiable pair."""
+    if no_xy_chain(board):
+        return None
     imp, failed = failed_literals(board)
     size = imp.size
     literals = np.flatnonzero(failed)

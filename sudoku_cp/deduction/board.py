@@ -137,6 +137,42 @@ def contradiction(cand: np.ndarray, values: np.ndarray, units: np.ndarray) -> tu
 
 
 @numba.njit(cache=True)
+def apply_checked(
+    cand: np.ndarray,
+    values: np.ndarray,
+    peers: np.ndarray,
+    units: np.ndarray,
+    placements: np.ndarray,
+    eliminations: np.ndarray,
+) -> tuple[int, int, int]:
+    """Apply a step's placements, then its eliminations, as ``apply_record`` would, and return
+    the first contradiction after it as ``contradiction`` does (kind, place, digit) -- unless the
+    step changes nothing or names a cell or digit out of range, a placed cell or a candidate not
+    open: then kind -1, and nothing is applied.  One compiled call for
+    what the engine does with every step of a rule not compiled into its fixed point."""
+    ncell, n = cand.shape
+    if placements.shape[0] + eliminations.shape[0] == 0:
+        return -1, -1, -1
+    for rows in (placements, eliminations):
+        for i in range(rows.shape[0]):
+            cell, digit = rows[i, 0], rows[i, 1]
+            if cell < 0 or cell >= ncell or digit < 0 or digit >= n:
+                return -1, -1, -1
+            if values[cell] != 0 or not cand[cell, digit]:
+                return -1, -1, -1
+    for i in range(placements.shape[0]):
+        cell, digit = placements[i, 0], placements[i, 1]
+        values[cell] = digit + 1
+        cand[cell, :] = 0
+        cand[cell, digit] = 1
+        for k in range(peers.shape[1]):
+            cand[peers[cell, k], digit] = 0
+    for i in range(eliminations.shape[0]):
+        cand[eliminations[i, 0], eliminations[i, 1]] = 0
+    return contradiction(cand, values, units)
+
+
+@numba.njit(cache=True)
 def _place_givens(cand: np.ndarray, values: np.ndarray, peers: np.ndarray, givens: np.ndarray) -> int:
     """Place every given (``givens[cell]`` a digit 1..n or 0) as ``apply_record`` would, in cell
     order; returns the first given cell whose own digit a clashing peer removed, or -1."""
@@ -317,6 +353,26 @@ class Board:
             kind, place, digit = _contradiction_wide(self.cand, self.values, g)
         else:
             kind, place, digit = contradiction(self.cand, self.values, self.tables.units)
+        self.raise_found(kind, place, digit)
+
+    def apply_checked(self, placements: np.ndarray, eliminations: np.ndarray) -> tuple[int, int, int] | None:
+        """``apply``, then what ``check`` finds, in one compiled call for (k, 2) int64 rows (the
+        engine's steps): the contradiction (kind, place, digit; kind 0: none) for
+        ``raise_found``; None, with nothing applied, when the step changes nothing or names what
+        is not an open candidate (the caller says what is wrong), or on a side above 64."""
+        if self.geometry.n > _WIDE:
+            return None
+        t = self.tables
+        found = apply_checked(self.cand, self.values, t.peers, t.units, placements, eliminations)
+        if found[0] < 0:
+            return None
+        if self.stamp is not None:
+            self.stamp = next(_STAMPS)
+        return found
+
+    def raise_found(self, kind: int, place: int, digit: int) -> None:
+        """Raise ``Contradiction`` for a ``contradiction`` answer (kind 0: none, no raise)."""
+        g = self.geometry
         if kind == 1:
             raise Contradiction(f"{g.cell_name(place)} has no candidate left")
         if kind == 2:

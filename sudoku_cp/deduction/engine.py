@@ -358,12 +358,21 @@ def deduce(
             if found is None:
                 return finish(Status.STUCK)
             rule, step, weight = found
-            _check_step(board, rule, step)
-            if prover is not None:
-                proof = prover.prove(step, uniqueness=rule.uniqueness, strict=True)
-                if not proof.ok:  # nothing may rest on an unproved step: stop before applying it
-                    return finish(Status.UNKNOWN, _unproved(rule, proof))
-            board.apply(step.placements, step.eliminations)
+            # Unchecked by SAT, one compiled call checks the step, applies it and looks for a
+            # contradiction, as the lines below do (a step it refuses takes them, to say why).
+            applied = None
+            if prover is None:
+                applied = board.apply_checked(
+                    np.ascontiguousarray(step.placements, dtype=np.int64),
+                    np.ascontiguousarray(step.eliminations, dtype=np.int64),
+                )
+            if applied is None:
+                _check_step(board, rule, step)
+                if prover is not None:
+                    proof = prover.prove(step, uniqueness=rule.uniqueness, strict=True)
+                    if not proof.ok:  # nothing may rest on an unproved step: stop before applying it
+                        return finish(Status.UNKNOWN, _unproved(rule, proof))
+                board.apply(step.placements, step.eliminations)
             suspects.add(rule.name)
             counts[rule.name] += 1
             taken += 1
@@ -371,7 +380,10 @@ def deduce(
                 heaviest, hardest, hardest_index = weight, rule.name, len(steps) if record else None
             if record:
                 steps.append(step if step.weight == weight else replace(step, weight=weight))
-            board.check()
+            if applied is None:
+                board.check()
+            elif applied[0]:
+                board.raise_found(*applied)
     except Contradiction as exc:
         if prover is not None:  # every step proved: the prover confirms the contradiction too
             if not prover.confirm_unsat(str(exc)).ok:

@@ -4,9 +4,10 @@ kernels loaded from numba's cache without those registries."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
@@ -56,13 +57,34 @@ def numba_cache_loads_without_registries() -> None:
     def load_overload(self: Any, sig: Any, target_context: Any) -> Any:
         try:
             rtsys.initialize(target_context)
-            with self._guard_against_spurious_io_errors():
+            with self._guard_against_spurious_io_errors(), _blas_probe_held():
                 return self._load_overload(sig, target_context)
         except Exception:
             numba_registries_without_blas_probe()  # before the refresh that would probe
             return full(self, sig, target_context)
 
     Cache.load_overload = load_overload  # type: ignore[method-assign]
+
+
+@contextlib.contextmanager
+def _blas_probe_held() -> Iterator[None]:
+    """scipy.linalg kept out while a saved kernel is loaded, as in
+    ``numba_registries_without_blas_probe``: a kernel whose environment belongs to
+    ``numba.np.arraymath`` (one using ``np.sort`` or ``np.unique``: the rules' chain graphs) has
+    the load import that module, and its BLAS probe imports scipy.linalg (0.25-0.5 s of CPU in
+    the first ``rate`` of a puzzle that needs a chain, in every worker process that was not
+    forked after one).  The machine code loaded needs no BLAS probe; code numba compiles later
+    that calls a BLAS routine still imports scipy.linalg.  An import that fails for lack of
+    scipy.linalg fails the fast load, which is then retried as numba would do it."""
+    if "numba.np.arraymath" in sys.modules or "scipy.linalg" in sys.modules:
+        yield
+        return
+    sys.modules["scipy.linalg"] = None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        if sys.modules.get("scipy.linalg", 0) is None:
+            del sys.modules["scipy.linalg"]
 
 
 def lazy_names(

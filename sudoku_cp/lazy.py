@@ -46,6 +46,7 @@ def numba_cache_loads_without_registries() -> None:
     retried as numba would do it.  Nothing is changed when numba's cache class is not the one
     this was written for (no ``_load_overload``)."""
     try:
+        from llvmlite.binding import ffi
         from numba.core.caching import Cache
         from numba.core.runtime import rtsys
     except ImportError:  # pragma: no cover - numba's layout changed: keep its own loads
@@ -53,17 +54,37 @@ def numba_cache_loads_without_registries() -> None:
     if not hasattr(Cache, "_load_overload") or not hasattr(Cache, "_guard_against_spurious_io_errors"):
         return  # pragma: no cover
     full = Cache.load_overload
+    llvm_lock = getattr(getattr(ffi, "lib", None), "_lock", None)
 
     def load_overload(self: Any, sig: Any, target_context: Any) -> Any:
         try:
             rtsys.initialize(target_context)
-            with self._guard_against_spurious_io_errors(), _blas_probe_held():
+            with self._guard_against_spurious_io_errors(), _blas_probe_held(), _lock_events_off(llvm_lock):
                 return self._load_overload(sig, target_context)
         except Exception:
             numba_registries_without_blas_probe()  # before the refresh that would probe
             return full(self, sig, target_context)
 
     Cache.load_overload = load_overload  # type: ignore[method-assign]
+
+
+@contextlib.contextmanager
+def _lock_events_off(lock: Any) -> Iterator[None]:
+    """llvmlite's lock without numba's callbacks while a saved kernel is loaded: numba announces
+    every acquisition of that lock as a "numba:llvm_lock" event (for its compile timers), and a
+    load makes thousands of llvmlite calls (reading which symbols a kernel's module defines):
+    0.05-0.07 s of the 0.5 s the kernels of ``rate`` take to load.  No compile runs meanwhile;
+    the callbacks are put back after the load.  Nothing is changed when the lock is not the one
+    this was written for (no ``_cblist``)."""
+    callbacks = getattr(lock, "_cblist", None)
+    if not isinstance(callbacks, list) or not callbacks:
+        yield
+        return
+    lock._cblist = []
+    try:
+        yield
+    finally:
+        lock._cblist = callbacks
 
 
 @contextlib.contextmanager

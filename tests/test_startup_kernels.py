@@ -9,6 +9,7 @@ import sys
 # Generated minimal puzzle (``sudoku-cp generate --box 3x3 --count 2000 --seed 1``, its 27th):
 # rated 8.3 by region forcing chains, so its rating loads most rule kernels; the chain graphs'
 # kernel (``NrGraph``'s, whose environment is numba.np.arraymath's: it sorts) is loaded too.
+PUZZLE = "4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......"
 CHAINS = "..3.1.8..5.......3..736.5.46.5.2..........9.5.7...83...5......6.8.4.........792.."
 
 
@@ -61,3 +62,32 @@ def test_the_probe_held_back_during_a_load_is_put_back_and_fails_closed() -> Non
     run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout) == ["refused", False, "scipy.linalg"]
+
+
+def test_llvm_lock_callbacks_are_off_during_a_kernel_load_and_back_after() -> None:
+    # lazy._lock_events_off: numba's "numba:llvm_lock" events (thousands per kernel load) are
+    # not announced while a saved kernel loads, and every callback is back afterwards.
+    probe = (
+        "import json\n"
+        "from llvmlite.binding import ffi\n"
+        "from sudoku_cp.deduction.rate import rate\n"
+        "from sudoku_cp.formats import parse_grid\n"
+        "from sudoku_cp.limits import watch_compilation\n"
+        "from sudoku_cp.lazy import _lock_events_off\n"
+        "watch_compilation()\n"
+        "calls = []\n"
+        "mark = (lambda: calls.append(1), lambda: None)\n"
+        "ffi.lib._lock.register(*mark)\n"
+        "before = len(ffi.lib._lock._cblist)\n"
+        "with _lock_events_off(ffi.lib._lock):\n"
+        "    ffi.lib.LLVMPY_GetVersionInfo()\n"
+        "inside = len(calls)\n"
+        f"rating = rate(parse_grid({PUZZLE!r})).rating\n"
+        "after = len(ffi.lib._lock._cblist)\n"
+        "calls.clear()\n"
+        "ffi.lib.LLVMPY_GetVersionInfo()\n"
+        "print(json.dumps([inside, rating, before == after, mark in ffi.lib._lock._cblist, len(calls)]))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == [0, 2.6, True, True, 1]

@@ -114,8 +114,8 @@ def test_a_block_removes_the_spare_given_and_finds_the_others_witnesses(extra_fi
     grown[spare] = solution[spare]
     others = [int(c) for c in np.flatnonzero(puzzle)[:7]]
     block = [spare, *others] if extra_first else [*others, spare]
-    got = block_tests(geometry, grown, solution, block, False, deadline=None, budget=None, strikes=1)
-    assert got.status == ANSWERED and len(got.answers) == len(block) and got.over == 0
+    got = block_tests(geometry, grown, solution, block, False, deadline=None)
+    assert got.status == ANSWERED and len(got.answers) == len(block) and got.asked >= len(block)
     current = grown.copy()
     for first, found in zip(block, got.answers, strict=True):
         if found is False:
@@ -144,7 +144,7 @@ def test_a_block_answers_as_the_per_test_oracle() -> None:
     puzzle = carved.puzzles[0].copy()
     puzzle[::4] = solution[::4]
     block = [int(c) for c in np.flatnonzero(puzzle)[:16]]
-    got = block_tests(geometry, puzzle, solution, block, False, deadline=None, budget=None, strikes=1)
+    got = block_tests(geometry, puzzle, solution, block, False, deadline=None)
     oracle = _SatOracle(geometry, None)
     current = puzzle.copy()
     removed = 0
@@ -167,17 +167,22 @@ def test_a_stopped_or_over_budget_block_answers_unknown_never_no_witness() -> No
     conflict with one strike: the first SAT call gives the grid up (ABANDONED)."""
     from sudoku_cp.deduction.sat_oracle import block_tests
     from sudoku_cp.limits import Deadline
-    from sudoku_cp.native.carve import ABANDONED, STOPPED
+    from sudoku_cp.native.carve import ABANDONED, ANSWERED, STOPPED
 
     geometry = Geometry(4, 4)
     puzzle, solution = _minimal(geometry, 2)
     block = [int(c) for c in np.flatnonzero(puzzle)[:8]]
-    got = block_tests(
-        geometry, puzzle, solution, block, False, deadline=Deadline(0.0), budget=None, strikes=1
-    )
+    got = block_tests(geometry, puzzle, solution, block, False, deadline=Deadline(0.0))
     assert got.status == STOPPED and got.answers == []
-    got = block_tests(geometry, puzzle, solution, block, False, deadline=None, budget=0, strikes=1)
-    assert got.status == ABANDONED and got.over == 1 and len(got.answers) < len(block)
+    got = block_tests(geometry, puzzle, solution, block, False, deadline=None, head_start=0, per_call=0)
+    assert got.status == ABANDONED and got.asked == 1 and len(got.answers) < len(block)
+    # A grid allowance that covers the block's own spending answers all of it, the same answers.
+    full = block_tests(geometry, puzzle, solution, block, False, deadline=None)
+    capped = block_tests(
+        geometry, puzzle, solution, block, False, deadline=None, head_start=full.spent, per_call=0
+    )
+    assert capped.status == ANSWERED and capped.spent == full.spent and capped.asked == full.asked
+
     assert all(found is not False for found in got.answers)  # a minimal puzzle: every given stays
 
 
@@ -213,12 +218,18 @@ class _GiveUp:
         self.calls = 0
 
     def tests(
-        self, puzzle: np.ndarray, solution: np.ndarray, firsts: object, symmetric: bool, strikes: int
+        self,
+        puzzle: np.ndarray,
+        solution: np.ndarray,
+        firsts: object,
+        symmetric: bool,
+        spent: int,
+        asked: int,
     ) -> object:
         from sudoku_cp.native.carve import ABANDONED, BlockAnswers
 
         self.calls += 1
-        return BlockAnswers([], ABANDONED, 1)
+        return BlockAnswers([], ABANDONED, 0, 1)
 
 
 def test_a_grid_given_up_is_abandoned_and_the_next_attempt_is_made(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -229,11 +240,11 @@ def test_a_grid_given_up_is_abandoned_and_the_next_attempt_is_made(monkeypatch: 
     give_up = _GiveUp()
     carved = carve(geometry, rng_states(0, np.arange(2)), by_count=True, block_oracle=give_up)  # type: ignore[arg-type]
     assert give_up.calls == 2 and carved.abandoned.all() and not carved.done.any()
-    # generate_puzzle: a grid given up (here every SAT call over a budget of no conflict) moves
+    # generate_puzzle: a grid given up (here the first SAT call, on an allowance of no conflict) moves
     # on to the next attempt; each is given up, so the time limit ends it with nothing.
     monkeypatch.setattr(carve_module, "REGION_SIDE", 16)
     monkeypatch.setattr(generate_module, "WITNESS_CONFLICTS", 0)
-    monkeypatch.setattr(generate_module, "HARD_WITNESSES", 1)
+    monkeypatch.setattr(generate_module, "GRID_CONFLICTS", 0)
     tried: list[int] = []
     real = generate_module._made
 

@@ -10,8 +10,12 @@ symmetric pairs, Eppstein 2005's kind).  A test the compiled search has not sett
 From 16x16 on the carving goes by count (``carve``'s ``by_count``): the givens singles and locked
 candidates can spare first, then the rest tested together (up to 21x21 each by a search for a
 second solution with the given's digit forbidden, ``carve.witness_batch``; above, each counted to
-two by the backtrack search); from 25x25 on each test first looks for a witness in the given's
-band and stack (``carve.region_rows``).
+two by the backtrack search).  From 25x25 on each test first looks for a witness in the given's
+band and stack (``carve.region_rows``), and the rest go to SAT 16 at a time, one formula per
+block (``sat_oracle.block_tests``, ``carve``'s ``block_oracle``); a grid whose witnesses cost
+SAT more conflicts than ``GRID_CONFLICTS`` plus ``WITNESS_CONFLICTS`` a test is given up for the
+seed's next attempt (a count of conflicts, the same on every machine, so a seed still makes one
+puzzle).
 
 Proof, by other paths than the ones that made the puzzle (fail closed: a puzzle not proved is
 never returned):
@@ -67,7 +71,7 @@ watch_compilation()  # a kernel compiled on a first run is not counted against t
 
 __all__ = [
     "FRESH_SAT_SIDE",
-    "HARD_WITNESSES",
+    "GRID_CONFLICTS",
     "WITNESS_CONFLICTS",
     "LEVEL_NAMES",
     "PROOF_SECONDS",
@@ -87,14 +91,15 @@ PROOF_SECONDS = 2.0
 #: propagation encoded away) instead of assumptions on the empty grid's: on eight 25x25 tests
 #: 9.0 s against 26-29 s for one incremental CaDiCaL, the same answers.
 FRESH_SAT_SIDE = 25
-#: From ``carve.REGION_SIDE`` on the SAT tests go in blocks (``sat_oracle.block_tests``); a test
-#: spending more conflicts than this is a hard witness.  On 25x25 seed 3's tests spend 150
-#: conflicts (median), 1,256 at most; seed 1's 2,221 (median), 32,514 at most (its grid carves
-#: in 330-550 s).
-WITNESS_CONFLICTS = 3000
-#: A grid whose carving meets this many hard witnesses is given up for the seed's next attempt:
-#: conflicts, not seconds, so the same seed makes the same puzzle on any machine.
-HARD_WITNESSES = 3
+#: From ``carve.REGION_SIDE`` on the SAT tests go in blocks (``sat_oracle.block_tests``); a grid
+#: whose tests spend more conflicts than ``GRID_CONFLICTS`` plus ``WITNESS_CONFLICTS`` a test is
+#: given up for the seed's next attempt: conflicts, not seconds, so a seed makes the same puzzle
+#: on any machine.  On 25x25 seed 3's tests spend 150 conflicts (median), 1,256 at most (its grid
+#: carves in 10 s); seed 1's 2,221 (median), 32,514 at most (its grid carves in 330-550 s).
+WITNESS_CONFLICTS = 1000
+#: The head start of a grid's conflicts (``WITNESS_CONFLICTS``): a few hard tests early on do not
+#: give a grid up.
+GRID_CONFLICTS = 20_000
 # The longest list of known names an unknown --require name's error holds (its line: 500 at most).
 _KNOWN_CHARS = 400
 # Cells carved in one compiled call, at most (a batch of attempts): 64 9x9 puzzles, one 64x64.
@@ -291,10 +296,16 @@ class _SatOracle:
             solver.delete()
 
     def tests(
-        self, puzzle: np.ndarray, solution: np.ndarray, firsts: Sequence[int], symmetric: bool, strikes: int
+        self,
+        puzzle: np.ndarray,
+        solution: np.ndarray,
+        firsts: Sequence[int],
+        symmetric: bool,
+        spent: int,
+        asked: int,
     ) -> BlockAnswers:
         """A block of tests on one formula (``carve.BlockOracle``, ``sat_oracle.block_tests``),
-        each call within ``WITNESS_CONFLICTS`` or counted hard."""
+        the grid within ``GRID_CONFLICTS`` plus ``WITNESS_CONFLICTS`` a call."""
         from .sat_oracle import block_tests
 
         return block_tests(
@@ -304,8 +315,10 @@ class _SatOracle:
             firsts,
             symmetric,
             deadline=self.deadline,
-            budget=WITNESS_CONFLICTS,
-            strikes=strikes,
+            spent=spent,
+            asked=asked,
+            head_start=GRID_CONFLICTS,
+            per_call=WITNESS_CONFLICTS,
         )
 
     def close(self) -> None:
@@ -409,7 +422,7 @@ def _made(
     oracle: _SatOracle | None = None,
 ) -> Iterator[Generated | None]:
     """The proved puzzles of ``attempts`` of ``seed``, in attempt order, None for an attempt given
-    up (its witnesses too hard for SAT: ``HARD_WITNESSES``); fewer when the deadline passes:
+    up (its witnesses too hard for SAT: ``GRID_CONFLICTS``); fewer when the deadline passes:
     those finished and proved before it.  ``oracle``: a batch's SAT solver to share."""
     if deadline is not None and deadline.expired():
         return  # the carving's first chunk would run before it looks at the clock
@@ -423,7 +436,6 @@ def _made(
             deadline=deadline,
             oracle=sat,
             block_oracle=sat,
-            strikes=HARD_WITNESSES,
         )
     finally:
         if own:
@@ -484,7 +496,7 @@ def generate_puzzle(
     """Attempt ``attempt`` of ``seed``: one minimal puzzle with a proved unique solution.
 
     From ``carve.REGION_SIDE`` on, an attempt whose witnesses are too hard for SAT
-    (``HARD_WITNESSES``) is given up for the next one (``Generated.attempt`` says which made it).
+    (``GRID_CONFLICTS``) is given up for the next one (``Generated.attempt`` says which made it).
     ``prover``: a SAT solver of the empty grid for the proofs the backtrack search leaves (made
     when needed if None).  None when the time limit (seconds, or a ``Deadline``) passed first.
     """

@@ -11,8 +11,8 @@ order, as the per-test carving does).  On 25x25 the formula is about 17,000 clau
 Every SAT call runs in rounds of a fixed number of conflicts, the deadline looked at between
 rounds (an interrupted call is "unknown", never "no witness"), and the rounds are the same on
 any machine, so the solver's answers and its cost in conflicts do not depend on its speed.  A
-call that spends more than ``budget`` conflicts is a hard witness: a grid with too many of them
-is given up (``ABANDONED``), deterministically, for the carving's next attempt.
+grid whose calls spend more conflicts than a head start plus a mean per call is given up
+(``ABANDONED``), deterministically, for the carving's next attempt.
 
 The known solution is given to the solver as its saved phases: a witness mostly keeps it.
 """
@@ -38,23 +38,23 @@ __all__ = ["ROUND_CONFLICTS", "block_tests"]
 ROUND_CONFLICTS = 1000
 
 
-def _solve_counted(
-    solver: Any, assumptions: list[int], deadline: Deadline | None, budget: int | None, last: bool
-) -> tuple[bool | None, bool]:
-    """(answer, over budget).  ``last``: the grid has no hard witness left to spend, so a call
-    over ``budget`` stops there (answer None, over True) instead of running to its answer."""
+def _solve_capped(
+    solver: Any, assumptions: list[int], deadline: Deadline | None, cap: int | None
+) -> tuple[bool | None, int]:
+    """(answer, conflicts spent): True, False, or None when the deadline stopped the call or it
+    spent ``cap`` conflicts first (looked at between rounds, so the same on every machine)."""
     before = solver.accum_stats()["conflicts"]
     spent = 0
     while True:
         if deadline is not None and deadline.expired():
-            return None, False
-        if budget is not None and last and spent >= budget:
-            return None, True
+            return None, spent
+        if cap is not None and spent >= cap:
+            return None, spent
         solver.conf_budget(ROUND_CONFLICTS)
         answer = solver.solve_limited(assumptions=assumptions)
         spent = solver.accum_stats()["conflicts"] - before
         if answer is not None:
-            return bool(answer), budget is not None and spent > budget
+            return bool(answer), spent
 
 
 def block_tests(
@@ -65,14 +65,18 @@ def block_tests(
     symmetric: bool,
     *,
     deadline: Deadline | None,
-    budget: int | None,
-    strikes: int,
+    spent: int = 0,
+    asked: int = 0,
+    head_start: int | None = None,
+    per_call: int = 0,
 ) -> BlockAnswers:
     """Test the givens (``symmetric``: pairs, by their first cell) ``firsts`` of ``puzzle`` (n*n,)
     int8, in order, on one formula (see the module): each answer a witness grid (n*n,) int8 or
     False (no witness: the given goes, and is no longer held).  Stops early at the deadline
-    (``STOPPED``) or when a call spends over ``budget`` conflicts with ``strikes`` (at least 1)
-    such calls already allowed spent on this grid (``ABANDONED``); ``over``: calls over budget."""
+    (``STOPPED``), or (``head_start`` not None) when the grid's conflicts, ``spent`` over
+    ``asked`` calls before this block, would pass ``head_start + per_call`` a call
+    (``ABANDONED``: its witnesses are too hard).  The answer's ``spent`` and ``asked``: this
+    block's conflicts and calls."""
     n, cells = geometry.n, geometry.cells
     firsts = [int(f) for f in firsts]
     partner = {f: cells - 1 - f for f in firsts} if symmetric else {f: f for f in firsts}
@@ -89,7 +93,7 @@ def block_tests(
             use="solve",
         )
     except TimeLimitReached:
-        return BlockAnswers(answers, STOPPED, 0)
+        return BlockAnswers(answers, STOPPED, 0, 0)
     if cnf.contradiction:  # the known solution solves it: never expected
         raise AssertionError("the carving's block formula has no solution")
     index, fixed = cnf.varmap.index, cnf.varmap.fixed
@@ -108,12 +112,12 @@ def block_tests(
     from pysat.solvers import Solver
 
     solver = Solver(name="cadical195")
-    over = 0
+    used = calls = 0  # this block's conflicts and SAT calls
     try:
         clauses = cnf.clauses()
         while chunk := list(itertools.islice(clauses, 1 << 15)):  # the deadline between chunks
             if deadline is not None and deadline.expired():
-                return BlockAnswers(answers, STOPPED, over)
+                return BlockAnswers(answers, STOPPED, used, calls)
             solver.append_formula(chunk)
         # The known solution as the saved phases: a witness mostly agrees with it.
         variables = np.asarray(index, np.int64).reshape(cells, n)
@@ -131,16 +135,19 @@ def block_tests(
                     continue  # the others fix it: no witness changes it
                 held = [literal(c) for c in sorted(kept) if c not in free]
                 assumptions = [v for v in held if v != 0] + [-variable]
-                answer, hard = _solve_counted(solver, assumptions, deadline, budget, over + 1 >= strikes)
-                over += hard
+                calls += 1
+                cap = None if head_start is None else head_start + per_call * (asked + calls) - spent - used
+                answer, conflicts = _solve_capped(solver, assumptions, deadline, cap)
+                used += conflicts
                 if answer is None:
-                    return BlockAnswers(answers, ABANDONED if hard else STOPPED, over)
+                    stopped = deadline is not None and deadline.expired()
+                    return BlockAnswers(answers, STOPPED if stopped else ABANDONED, used, calls)
                 if answer:
                     found = np.asarray(cnf.varmap.decode(solver.get_model()), np.int8).reshape(-1)
                     break
             answers.append(found)
             if found is False:
                 kept -= {first, partner[first]}
-        return BlockAnswers(answers, ANSWERED, over)
+        return BlockAnswers(answers, ANSWERED, used, calls)
     finally:
         solver.delete()

@@ -766,23 +766,32 @@ def rng_states(seed: int, attempts: np.ndarray) -> np.ndarray:
 class BlockAnswers:
     """A block oracle's answers, in the block's order: a witness grid (n*n,) int8, or False (no
     witness: the given, or pair, went and was no longer held for the block's later tests);
-    fewer than the block's givens when ``status`` is ``STOPPED`` or ``ABANDONED``.  ``over``:
-    SAT calls over the oracle's budget."""
+    fewer than the block's givens when ``status`` is ``STOPPED`` or ``ABANDONED``.  ``spent``:
+    the block's work in the oracle's own deterministic unit (SAT: conflicts), ``asked``: its
+    calls."""
 
     answers: list[np.ndarray | bool]
     status: int
-    over: int
+    spent: int
+    asked: int
 
 
 class BlockOracle(Protocol):
     """Tests a block of givens at once (``carve``'s ``block_oracle``, from ``REGION_SIDE`` on)."""
 
     def tests(
-        self, puzzle: np.ndarray, solution: np.ndarray, firsts: Sequence[int], symmetric: bool, strikes: int
+        self,
+        puzzle: np.ndarray,
+        solution: np.ndarray,
+        firsts: Sequence[int],
+        symmetric: bool,
+        spent: int,
+        asked: int,
     ) -> BlockAnswers:
         """Each given (``symmetric``: pair, by its first cell) of ``firsts`` of ``puzzle`` in order,
-        removal one at a time: its witness, or False and it goes; ``strikes``: calls over budget
-        the grid may still spend (the one that reaches it makes the answer ``ABANDONED``)."""
+        removal one at a time: its witness, or False and it goes; ``spent`` and ``asked``: the
+        grid's work and calls so far (the oracle gives the grid up, ``ABANDONED``, when they
+        pass its budget)."""
         ...
 
 
@@ -803,7 +812,6 @@ def carve(
     by_count: bool | None = None,
     test_seconds: float = TEST_SECONDS,
     block_oracle: BlockOracle | None = None,
-    strikes: int = 1,
 ) -> Carved:
     """One minimal puzzle per random state of ``rngs`` (B, 1) uint64, with its solution and witnesses.
 
@@ -818,7 +826,7 @@ def carve(
 
     ``block_oracle`` (``by_count``, from ``REGION_SIDE`` on): after the region searches, every
     test goes to it, ``BLOCK_SIZE`` givens at a time, no count first; an attempt whose witnesses
-    it finds too hard (``strikes`` calls over its budget) is given up: ``abandoned``, not ``done``.
+    finds too hard (its answer ``ABANDONED``) is given up: ``abandoned``, not ``done``.
     """
     if by_count is None:
         by_count = geometry.n >= BY_COUNT_SIDE
@@ -961,11 +969,11 @@ def carve(
         for first, grid in local.items():
             witness[b, first] = grid
         todo = [first for first in pending if first not in local]
-        left = strikes
+        spent = asked = 0
         for at in range(0, len(todo), BLOCK_SIZE):
             block = todo[at : at + BLOCK_SIZE]
-            got = block_oracle.tests(puzzles[b].copy(), solutions[b].copy(), block, symmetric, left)
-            left -= got.over
+            got = block_oracle.tests(puzzles[b].copy(), solutions[b].copy(), block, symmetric, spent, asked)
+            spent, asked = spent + got.spent, asked + got.asked
             hard[b] += len(got.answers)
             for first, found in zip(block, got.answers, strict=False):
                 if found is False:

@@ -255,3 +255,7 @@ def test_a_grid_given_up_is_abandoned_and_the_next_attempt_is_made(monkeypatch: 
     monkeypatch.setattr(generate_module, "_made", counting)
     assert generate_module.generate_puzzle(Geometry(4, 4), 0, time_limit=3.0) is None
     assert len(tried) > 2 and tried[:3] == [0, 1, 2]
+    # After GIVE_UP_MAX grids given up, the next is carved to its end: the generator ends.
+    monkeypatch.setattr(generate_module, "GIVE_UP_MAX", 2)
+    made = generate_module.generate_puzzle(Geometry(4, 4), 0)
+    assert made is not None and made.attempt == 2 and made.hard > 0

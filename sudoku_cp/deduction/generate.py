@@ -71,6 +71,7 @@ watch_compilation()  # a kernel compiled on a first run is not counted against t
 
 __all__ = [
     "FRESH_SAT_SIDE",
+    "GIVE_UP_MAX",
     "GRID_CONFLICTS",
     "WITNESS_CONFLICTS",
     "LEVEL_NAMES",
@@ -100,6 +101,9 @@ WITNESS_CONFLICTS = 1000
 #: The head start of a grid's conflicts (``WITNESS_CONFLICTS``): a few hard tests early on do not
 #: give a grid up.
 GRID_CONFLICTS = 20_000
+#: After this many grids given up in one call, the next grids are carved to the end whatever
+#: their SAT tests cost: the generator always ends (36x36: every grid so far is over budget).
+GIVE_UP_MAX = 8
 # The longest list of known names an unknown --require name's error holds (its line: 500 at most).
 _KNOWN_CHARS = 400
 # Cells carved in one compiled call, at most (a batch of attempts): 64 9x9 puzzles, one 64x64.
@@ -213,6 +217,7 @@ class _SatOracle:
     def __init__(self, geometry: Geometry, deadline: Deadline | None) -> None:
         self.geometry = geometry
         self.deadline = deadline
+        self.give_up = True  # block tests: grids over ``GRID_CONFLICTS`` are given up
         self._solver: Any = None
         self._cnf: Any = None
 
@@ -317,7 +322,7 @@ class _SatOracle:
             deadline=self.deadline,
             spent=spent,
             asked=asked,
-            head_start=GRID_CONFLICTS,
+            head_start=GRID_CONFLICTS if self.give_up else None,
             per_call=WITNESS_CONFLICTS,
         )
 
@@ -496,7 +501,8 @@ def generate_puzzle(
     """Attempt ``attempt`` of ``seed``: one minimal puzzle with a proved unique solution.
 
     From ``carve.REGION_SIDE`` on, an attempt whose witnesses are too hard for SAT
-    (``GRID_CONFLICTS``) is given up for the next one (``Generated.attempt`` says which made it).
+    (``GRID_CONFLICTS``) is given up for the next one (``Generated.attempt`` says which made
+    it; after ``GIVE_UP_MAX`` of them, the next is carved to its end).
     ``prover``: a SAT solver of the empty grid for the proofs the backtrack search leaves (made
     when needed if None).  None when the time limit (seconds, or a ``Deadline``) passed first.
     """
@@ -504,7 +510,8 @@ def generate_puzzle(
     deadline = None if time_limit is None else Deadline.of(time_limit)
     oracle = _SatOracle(geometry, deadline)
     try:
-        while True:
+        for given_up in itertools.count():
+            oracle.give_up = given_up < GIVE_UP_MAX
             made = list(
                 itertools.islice(
                     _made(geometry, seed, np.array([attempt]), symmetric, deadline, prover, oracle), 1
@@ -515,6 +522,7 @@ def generate_puzzle(
             if made[0] is not None:
                 return made[0]
             attempt += 1
+        raise AssertionError("unreachable: the attempts never run out")
     finally:
         oracle.close()
 
@@ -554,6 +562,7 @@ def generate_puzzles(
     per_batch = max(1, _BATCH_CELLS // geometry.cells)
     made = 0
     attempt = 0
+    given_up = 0
     oracle = _SatOracle(geometry, deadline)  # one SAT solver for every batch (its formula costs 1 s on 16x16)
     try:
         while made < count and (max_attempts is None or attempt < max_attempts):
@@ -561,11 +570,13 @@ def generate_puzzles(
             if max_attempts is not None:
                 size = min(size, max_attempts - attempt)
             attempts = np.arange(attempt, attempt + size)
+            oracle.give_up = given_up < GIVE_UP_MAX
             finished = 0
             for generated in _made(geometry, seed, attempts, symmetric, deadline, None, oracle):
                 finished += 1
                 if generated is None:
-                    continue  # given up: its witnesses were too hard for SAT
+                    given_up += 1  # its witnesses were too hard for SAT
+                    continue
                 kept = _target(generated, rules, level, wanted, rated, deadline)
                 if kept is None:
                     if deadline is not None and deadline.expired():

@@ -221,6 +221,6 @@ def test_a_compiled_record_that_names_a_non_candidate_is_a_bug(
         info[:] = (0, 0, 1, 1)  # naked-single's record, one row
         return engine.BAD_RECORD
 
-    monkeypatch.setattr(engine, "run_local", broken)
+    monkeypatch.setattr(engine, "run_local_ahead", broken)
     with pytest.raises(RuleBug, match="rule naked-single named a candidate that is not open"):
         deduce(SOLVED_BY_SINGLES, record=record)

@@ -22,6 +22,7 @@ from sudoku_cp.deduction.rules.chains import (
     find_bivalue_conflicting_paths,
     find_bivalue_repetitive_cycle,
 )
+from sudoku_cp.deduction.rules.local import LOCAL_RULES, MARK_COLUMNS, find_local, run_local_ahead
 from sudoku_cp.deduction.rules.twosat import failed_literals
 from sudoku_cp.deduction.step import Step
 from sudoku_cp.formats import parse_grid
@@ -134,3 +135,34 @@ def test_apply_checked_finds_the_contradiction_check_finds() -> None:
     with pytest.raises(Contradiction) as new:
         board.raise_found(*found)
     assert str(new.value) == str(old.value)
+
+
+def test_rules_run_ahead_by_the_fixed_point_match_their_finders() -> None:
+    """``run_local_ahead`` stuck: each rule run ahead has the record ``find_local`` makes on that
+    state (xy-wing firing somewhere among the puzzles, so the records are compared, not only zeros)."""
+    lines = read_lines(shared_file("sudoku9/sudoku_exchange_diabolical_10k.txt"), 40)
+    ahead_rules = ("xy-wing", "naked-quad", "jellyfish", "hidden-quad")
+    ahead = np.array([LOCAL_RULES.index(name) for name in ahead_rules], dtype=np.int64)
+    enabled = np.zeros(len(LOCAL_RULES), dtype=np.uint8)
+    enabled[: LOCAL_RULES.index("hidden-triple") + 1] = 1
+    fired = 0
+    for line in lines:
+        board = _board(line)
+        t = board.tables
+        rec = np.empty((board.cand.size + board.cand.shape[0] + 36, 3), dtype=np.int64)
+        recs = np.empty((len(ahead), len(rec), 3), dtype=np.int64)
+        counts = np.zeros(len(ahead), dtype=np.int64)
+        done = run_local_ahead(
+            board.cand, board.values, t.units, t.cell_units, t.peers, enabled,
+            np.zeros(len(LOCAL_RULES), dtype=np.int64), rec, 10_000, np.empty((0, 3), dtype=np.int64),
+            np.empty((0, MARK_COLUMNS), dtype=np.int64), np.zeros(4, dtype=np.int64), ahead, recs, counts,
+        )  # fmt: skip
+        if done != 0:
+            assert (counts == -1).all()
+            continue
+        for i, rule_id in enumerate(ahead.tolist()):
+            count = find_local(rule_id, board.cand, board.values, t.units, t.cell_units, t.peers, rec)
+            assert counts[i] == count
+            assert (recs[i, :count] == rec[:count]).all()
+            fired += count > 0
+    assert fired >= 3

@@ -34,7 +34,8 @@ from ..outcome import REASON_TIME_LIMIT, Status
 from .board import Board, Contradiction
 from .proof import StepProof, StepProver
 from .rules import Rule, select_rules
-from .rules.local import BAD_RECORD, LOCAL_RULES, MARK_COLUMNS, run_local
+from .rules.base import local_step
+from .rules.local import BAD_RECORD, LOCAL_RULES, MARK_COLUMNS, run_local_ahead
 from .step import Step, step_from_record, steps_from_log
 
 __all__ = ["Deduction", "RuleBug", "deduce"]
@@ -104,20 +105,29 @@ def _unproved(rule: Rule, proof: StepProof) -> str:
 
 
 def _easiest(
-    board: Board, rules: Sequence[Rule], covered: frozenset[str] = frozenset()
+    board: Board,
+    rules: Sequence[Rule],
+    covered: frozenset[str] = frozenset(),
+    ahead: tuple[dict[str, int], np.ndarray, np.ndarray] | None = None,
 ) -> tuple[Rule, Step, float] | None:
     """The step of least weight the rules offer (the first rule's on a tie), or None.
 
     ``rules`` are in weight order, and no step weighs less than its rule's table weight, so the
     rules past the best step found so far need not be tried; nor need the ``covered`` rules (whose
-    ``subsumed_by`` rules are all chosen) once a step is in hand."""
+    ``subsumed_by`` rules are all chosen) once a step is in hand.  ``ahead``: the records the
+    compiled fixed point left of local rules on this very state (``run_local_ahead``: rule name
+    -> row, records, row counts), read instead of running their finders again."""
     best: tuple[Rule, Step, float] | None = None
     for rule in rules:
         if best is not None and (rule.weight >= best[2] or rule.name in covered):
             if rule.weight >= best[2]:
                 break
             continue
-        step = rule.find(board)
+        row = -1 if ahead is None else ahead[0].get(rule.name, -1)
+        if ahead is not None and row >= 0 and ahead[2][row] >= 0:
+            step = local_step(rule.name, ahead[1][row], int(ahead[2][row]), board.terse)
+        else:
+            step = rule.find(board)
         if step is None:
             continue
         weight = rule.weight if step.weight is None else max(step.weight, rule.weight)
@@ -180,7 +190,9 @@ class _Plan:
     counts to start from, the compiled ``local`` rules lighter than every other chosen rule (the
     fast mode runs them to a fixed point in one call, which takes the steps the one-at-a-time
     loop would) with their kernel switches (``enabled``: the kernel only reads them), ids and
-    names, the ``rest``, and the rules ``covered`` by others chosen (``_easiest``)."""
+    names, the ``rest``, the rules ``covered`` by others chosen (``_easiest``), and the local
+    rules among the rest (``ahead``: kernel ids; ``ahead_rows``: name -> row), which that call
+    runs on its last state for ``_easiest`` to read."""
 
     chosen: tuple[Rule, ...]
     counts: dict[str, int]
@@ -190,12 +202,16 @@ class _Plan:
     by_id: dict[int, Rule]
     local_names: dict[int, tuple[str, float]]
     covered: frozenset[str]
+    ahead: np.ndarray
+    ahead_rows: dict[str, int]
 
 
 def _make_plan(rules: Sequence[Rule] | None) -> _Plan:
     chosen = tuple(sorted(rules, key=lambda rule: rule.weight)) if rules is not None else select_rules()
     first_other = next((i for i, rule in enumerate(chosen) if rule.local_id < 0), len(chosen))
     local = chosen[:first_other]
+    # the local rules heavier than some other: the fixed point runs them ahead, on its last state
+    ahead = [rule for rule in chosen[first_other:] if rule.local_id >= 0]
     enabled = np.zeros(len(LOCAL_RULES), dtype=np.uint8)
     enabled[[rule.local_id for rule in local]] = 1
     names = {rule.name for rule in chosen}
@@ -208,6 +224,8 @@ def _make_plan(rules: Sequence[Rule] | None) -> _Plan:
         {rule.local_id: rule for rule in local},
         {rule.local_id: (rule.name, rule.weight) for rule in local},
         frozenset(rule.name for rule in chosen if rule.subsumed_by and set(rule.subsumed_by) <= names),
+        np.array([rule.local_id for rule in ahead], dtype=np.int64),
+        {rule.name: row for row, rule in enumerate(ahead)},
     )
 
 
@@ -285,6 +303,10 @@ def deduce(
     log = np.empty((max(_LOG_ROWS, len(rec)) if fast and record else 0, 3), dtype=np.int64)
     marks = np.empty((_LOGGED if fast and record else 0, MARK_COLUMNS), dtype=np.int64)
     info = np.zeros(4, dtype=np.int64)
+    ahead_ids = plan.ahead if fast else plan.ahead[:0]
+    ahead_recs = np.empty((len(ahead_ids), len(rec), 3), dtype=np.int64)
+    ahead_counts = np.full(len(ahead_ids), -1, dtype=np.int64)
+    ahead = (plan.ahead_rows, ahead_recs, ahead_counts) if len(ahead_ids) else None
     local_names, covered = plan.local_names, plan.covered
     prover: StepProver | None = None
     # the heaviest step so far: its weight, rule and index in ``steps`` (when recorded)
@@ -315,7 +337,7 @@ def deduce(
             if left <= 0:
                 return finish(Status.UNKNOWN, f"the step limit ({limit}) was reached")
             if fast:
-                done = run_local(
+                done = run_local_ahead(
                     board.cand,
                     board.values,
                     t.units,
@@ -328,6 +350,9 @@ def deduce(
                     log,
                     marks,
                     info,
+                    ahead_ids,
+                    ahead_recs,
+                    ahead_counts,
                 )
                 board.stamp_anew()
                 if record:
@@ -354,7 +379,9 @@ def deduce(
                     board.check()
                 if done == 2:
                     continue  # a budget slice spent: look at the clock, then go on
-            found = _easiest(board, rest if fast else chosen, covered)
+            # the records run ahead belong to this state only when the fixed point ended stuck
+            # (done 0) and nothing changed the board since (a contradiction check changes nothing)
+            found = _easiest(board, rest if fast else chosen, covered, ahead if fast and done == 0 else None)
             if found is None:
                 return finish(Status.STUCK)
             rule, step, weight = found

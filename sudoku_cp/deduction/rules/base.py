@@ -12,7 +12,7 @@ from ..board import Board
 from ..step import Step, step_from_record
 from .local import LOCAL_RULES, find_local
 
-__all__ = ["Finder", "Rule", "local_finder"]
+__all__ = ["Finder", "Rule", "local_finder", "local_step"]
 
 #: A finder reads the board and returns the first instance of its pattern, or None.  It may
 #: raise ``board.Contradiction`` when the pattern shows the puzzle has no solution.
@@ -42,6 +42,20 @@ class Rule:
     subsumed_by: tuple[str, ...] = ()
 
 
+def local_step(name: str, rec: np.ndarray, count: int, terse: bool) -> Step | None:
+    """The step of a local rule's kernel record (``count`` rows, 0: none): on a ``terse`` board
+    what it changes alone (the engine only counts it), else with its pattern."""
+    if not count:
+        return None
+    if terse:
+        rows = rec[:count]
+        kind = rows[:, 0]
+        return Step(
+            name, np.ascontiguousarray(rows[kind == 0, 1:]), np.ascontiguousarray(rows[kind == 1, 1:])
+        )
+    return step_from_record(name, rec, count)
+
+
 #: Per thread: the record buffer of the local finders (the step copies what it keeps out of it;
 #: a kernel call with an array made for it costs more than one with an array it saw before).
 _here = threading.local()
@@ -58,15 +72,7 @@ def local_finder(name: str) -> Finder:
         if rec is None or len(rec) != rows:
             rec = _here.rec = np.empty((rows, 3), dtype=np.int64)
         count = find_local(rule_id, board.cand, board.values, t.units, t.cell_units, t.peers, rec)
-        if not count:
-            return None
-        if board.terse:  # what the step changes alone: the engine only counts it
-            rows = rec[:count]
-            kind = rows[:, 0]
-            return Step(
-                name, np.ascontiguousarray(rows[kind == 0, 1:]), np.ascontiguousarray(rows[kind == 1, 1:])
-            )
-        return step_from_record(name, rec, count)
+        return local_step(name, rec, count, board.terse)
 
     find.__doc__ = f"The first {name} on the board."
     return find

@@ -35,6 +35,7 @@ __all__ = [
     "find_local",
     "masks",
     "run_local",
+    "run_local_ahead",
 ]
 
 #: The finders the compiled dispatch knows (``find_local``); a rule is one of them at a size.
@@ -901,6 +902,44 @@ def run_local(
     marks: np.ndarray,
     info: np.ndarray,
 ) -> int:
+    """``run_local_ahead`` with no rule looked at ahead (see there)."""
+    return run_local_ahead(
+        cand,
+        values,
+        units,
+        cell_units,
+        peers,
+        enabled,
+        counts,
+        rec,
+        max_steps,
+        log,
+        marks,
+        info,
+        np.zeros(0, np.int64),
+        np.empty((0, 0, 3), np.int64),
+        np.zeros(0, np.int64),
+    )
+
+
+@numba.njit(cache=True)
+def run_local_ahead(
+    cand: np.ndarray,
+    values: np.ndarray,
+    units: np.ndarray,
+    cell_units: np.ndarray,
+    peers: np.ndarray,
+    enabled: np.ndarray,
+    counts: np.ndarray,
+    rec: np.ndarray,
+    max_steps: int,
+    log: np.ndarray,
+    marks: np.ndarray,
+    info: np.ndarray,
+    ahead: np.ndarray,
+    ahead_recs: np.ndarray,
+    ahead_counts: np.ndarray,
+) -> int:
     """Apply the enabled local rules, simplest first, until none applies: 1 solved, 0 stuck,
     -1 contradiction, 2 step budget spent, ``BAD_RECORD`` a finder's record that changes nothing
     or names what is not an open candidate (not applied).  ``counts[r]`` gains one per step of
@@ -914,7 +953,14 @@ def run_local(
 
     The singles and the contradiction check read tallies kept up to date step by step (room per
     unit and digit, candidates per cell) instead of scanning the board each time: the same steps
-    as ``find_local`` one at a time, in a fraction of the time."""
+    as ``find_local`` one at a time, in a fraction of the time.
+
+    ``ahead``: table rows of rules the engine tries later, one at a time among the others (the
+    local rules heavier than some rule not compiled here: xy-wing, the quads, jellyfish).  When
+    the fixed point is reached (0, stuck), each is run on that state as ``find_local`` would run
+    it, on the masks this call already made: its record in ``ahead_recs[i]``, its rows in
+    ``ahead_counts[i]`` (0: none); -1 when the call ends otherwise (nothing run)."""
+    ahead_counts[:] = -1
     n = cand.shape[1]
     room = np.empty((3 * n, n), np.int64)
     placed = np.empty((3 * n, n), np.int64)
@@ -982,4 +1028,17 @@ def run_local(
                 fired = True
                 break
         if not fired:
+            for i in range(ahead.shape[0]):
+                r = ahead[i]
+                kernel = _KERNEL[r]
+                singles = kernel == HIDDEN_SINGLE or kernel == NAKED_SINGLE  # noqa: SIM109 - as above
+                if singles or kernel == POINTING or kernel == CLAIMING or n > MASK_SIDE:  # noqa: SIM109
+                    ahead_counts[i] = find_local(r, cand, values, units, cell_units, peers, ahead_recs[i])
+                    continue
+                if not masked:
+                    _fill_masks(cand, values, units, cell_mask, places, placed_digits)
+                    masked = True
+                ahead_counts[i] = _find_masked(
+                    r, cand, values, units, cell_units, peers, ahead_recs[i], cell_mask, places, placed_digits
+                )
             return 0

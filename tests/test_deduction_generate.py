@@ -259,3 +259,31 @@ def test_bigger_grids_are_unique_and_minimal(box: tuple[int, int]) -> None:
     made = generate_puzzle(Geometry(*box), 1, 0)
     assert made is not None
     assert_unique_and_minimal(made.puzzle, made.solution)
+
+
+def test_from_fresh_sat_side_the_sat_proof_uses_the_puzzles_own_formula(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """From ``FRESH_SAT_SIDE`` on (here lowered to 6x6) a puzzle the backtrack proof leaves is
+    proved on a formula of its own: a unique puzzle is proved, one with a given taken out (two
+    solutions) is not."""
+    from sudoku_cp.native import backtrack
+
+    def nothing(geometry: Geometry, givens: np.ndarray, **kwargs: object) -> backtrack.BatchRun:
+        k = givens.shape[0]
+        cells = givens.shape[1]
+        return backtrack.BatchRun(
+            np.zeros(k, np.int64), np.zeros(k, np.bool_), np.ones(k, np.bool_), np.zeros(k, np.int64),
+            np.empty((0, cells), np.int16), np.empty(0, np.int64), np.zeros(k), 1,
+        )  # fmt: skip
+
+    monkeypatch.setattr(backtrack, "search_batch", nothing)
+    monkeypatch.setattr(generate_module, "FRESH_SAT_SIDE", 6)
+    geometry = Geometry(2, 3)
+    carved = carve(geometry, rng_states(5, np.arange(1)))
+    puzzle, solution = carved.puzzles[0], carved.solutions[0]
+    loose = puzzle.copy()
+    loose[np.flatnonzero(puzzle)[0]] = 0  # minimal: without any given, a second solution
+    rows = np.stack([puzzle, loose])
+    proofs = generate_module._prove_unique(geometry, rows, np.stack([solution, solution]), None, None)
+    assert proofs == ["sat", None]

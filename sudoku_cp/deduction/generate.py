@@ -367,13 +367,21 @@ def _prove_unique(
             if int(run.counts[b]) >= 2 or (deadline is not None and deadline.expired()):
                 proofs.append(None)
                 continue
+            n = geometry.n
+            givens = puzzles[b].reshape(n, n).astype(np.int16)
+            solution = solutions[b].reshape(n, n).astype(np.int16)
+            if prover is None and n >= FRESH_SAT_SIDE:
+                # The puzzle's own formula: on 25x25 2.8 CPU s against 9.8 s for the empty grid's
+                # with the givens assumed (seed 0); still the extended encoding, not the carving's.
+                with StepProver(Grid(geometry, givens), deadline=deadline) as alone:
+                    other = alone.other_solution(givens, solution)
+                proofs.append("sat" if other is False else None)
+                continue
             if prover is None and own is None:
                 own = StepProver(Grid.empty(geometry), deadline=deadline)
             sat = prover if prover is not None else own
             assert sat is not None
-            n = geometry.n
-            solution = solutions[b].reshape(n, n).astype(np.int16)
-            other = sat.other_solution(puzzles[b].reshape(n, n).astype(np.int16), solution)
+            other = sat.other_solution(givens, solution)
             sat.forget_solution(solution)
             proofs.append("sat" if other is False else None)
     except TimeLimitReached:

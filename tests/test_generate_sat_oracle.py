@@ -182,6 +182,11 @@ def test_a_stopped_or_over_budget_block_answers_unknown_never_no_witness() -> No
         geometry, puzzle, solution, block, False, deadline=None, head_start=full.spent, per_call=0
     )
     assert capped.status == ANSWERED and capped.spent == full.spent and capped.asked == full.asked
+    # A grid past its judged calls (``window``) is carved to its end whatever it spends.
+    late = block_tests(
+        geometry, puzzle, solution, block, False, deadline=None, asked=5, head_start=0, window=5
+    )
+    assert late.status == ANSWERED and late.spent == full.spent
 
     assert all(found is not False for found in got.answers)  # a minimal puzzle: every given stays
 

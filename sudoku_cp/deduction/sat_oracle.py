@@ -69,14 +69,16 @@ def block_tests(
     asked: int = 0,
     head_start: int | None = None,
     per_call: int = 0,
+    window: int | None = None,
 ) -> BlockAnswers:
     """Test the givens (``symmetric``: pairs, by their first cell) ``firsts`` of ``puzzle`` (n*n,)
     int8, in order, on one formula (see the module): each answer a witness grid (n*n,) int8 or
     False (no witness: the given goes, and is no longer held).  Stops early at the deadline
     (``STOPPED``), or (``head_start`` not None) when the grid's conflicts, ``spent`` over
     ``asked`` calls before this block, would pass ``head_start + per_call`` a call
-    (``ABANDONED``: its witnesses are too hard).  The answer's ``spent`` and ``asked``: this
-    block's conflicts and calls."""
+    (``ABANDONED``: its witnesses are too hard), within its first ``window`` calls (None: all);
+    a grid past them is carved to its end (most of its cost is spent by then).  The answer's
+    ``spent`` and ``asked``: this block's conflicts and calls."""
     n, cells = geometry.n, geometry.cells
     firsts = [int(f) for f in firsts]
     partner = {f: cells - 1 - f for f in firsts} if symmetric else {f: f for f in firsts}
@@ -136,7 +138,9 @@ def block_tests(
                 held = [literal(c) for c in sorted(kept) if c not in free]
                 assumptions = [v for v in held if v != 0] + [-variable]
                 calls += 1
-                cap = None if head_start is None else head_start + per_call * (asked + calls) - spent - used
+                cap = None  # the grid's conflicts left, while it is judged
+                if head_start is not None and (window is None or asked + calls <= window):
+                    cap = head_start + per_call * (asked + calls) - spent - used
                 answer, conflicts = _solve_capped(solver, assumptions, deadline, cap)
                 used += conflicts
                 if answer is None:

@@ -440,7 +440,10 @@ _SPREAD = 16
 #: 9x9 puzzles rate so high).
 _WARM_UP = 32
 _WARM_RATING = 7.6
-#: Seconds after which the warm-up starts no more puzzles (the workers wait for it).
+#: CPU seconds after which the warm-up starts no more puzzles (the workers wait for it).  CPU,
+#: not wall clock: on a busy machine (load 6-12 on 2 cores here) this process gets a fraction of
+#: each wall-clock second, which could end the warm-up before the kernels were loaded, and then
+#: every worker would load them itself (0.3-0.5 s of CPU each).
 _WARM_SECONDS = 1.0
 
 #: One puzzle as a chunk carries it: index, line, error, box shape, digits (int16 bytes).
@@ -560,15 +563,15 @@ def _batch(
     # Local workers are forked: the first puzzles are done here first, so that the workers
     # inherit the kernels loaded from numba's cache (0.5 s of CPU a process on 9x9, else paid by
     # every worker), up to the first one that needed Nishio or more (or stuck), whose search
-    # tried, and loaded, every lighter rule on the way (for a second at most).  They run as the
+    # tried, and loaded, every lighter rule on the way (for a CPU second at most).  They run as the
     # results are read.
     warm = executor.jobs > 1 and executor.cluster is None
 
     def warm_up() -> Iterator[Rated | Explained]:
-        began = time.perf_counter()
+        began = time.process_time()
         for done in range(_WARM_UP):
             # The first puzzle always; more while they are quick (big grids take seconds each).
-            if not todo or (done and time.perf_counter() - began > _WARM_SECONDS):
+            if not todo or (done and time.process_time() - began > _WARM_SECONDS):
                 return
             one = _Chunk(kind, names, _wall_end(deadline), check, (todo.pop(0),), seconds)
             try:

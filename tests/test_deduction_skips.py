@@ -14,7 +14,7 @@ from conftest import read_lines, shared_file
 from sudoku_cp.deduction.board import Board, Contradiction
 from sudoku_cp.deduction.engine import deduce
 from sudoku_cp.deduction.rules import select_rules
-from sudoku_cp.deduction.rules.chain_search import XY, chain_search, no_xy_chain
+from sudoku_cp.deduction.rules.chain_search import XY, chain_search, grouped_search, no_xy_chain
 from sudoku_cp.deduction.rules.chains import (
     find_bilocation_conflicting_paths,
     find_bilocation_cycle,
@@ -166,3 +166,23 @@ def test_rules_run_ahead_by_the_fixed_point_match_their_finders() -> None:
             assert (recs[i, :count] == rec[:count]).all()
             fired += count > 0
     assert fired >= 3
+
+
+def test_grouped_walks_read_from_the_kernel_paths() -> None:
+    """``GroupedFound.walk`` (made when asked) reads each traced node's cells, -1s left out: a
+    found kind has one node per path row, each ending cell of a group present; none: ()."""
+    lines = read_lines(shared_file("sudoku9/sudoku_exchange_diabolical_10k.txt"), 20)
+    found = 0
+    for line in lines:
+        answer = grouped_search(_board(line))
+        for k in range(2):
+            rows = answer.paths[k]
+            walk = answer.walk[k]
+            if answer.links[k] < 0:
+                assert walk == ()
+                continue
+            found += 1
+            assert len(walk) == len(rows) > 0
+            for node, row in zip(walk, rows, strict=True):
+                assert node and node == tuple(int(c) for c in row if c >= 0)
+    assert found >= 10

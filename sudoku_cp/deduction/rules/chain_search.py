@@ -889,14 +889,21 @@ class ChainFound:
     walk: tuple[np.ndarray, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class GroupedFound:
     """The shortest grouped one-digit finds (elimination, placement): ``links`` (-1 when none),
-    ``target`` (cell, digit), ``walk``: per node its cells (a group has several)."""
+    ``target`` (cell, digit), ``paths``: per kind the traced nodes as the kernel writes them (a
+    node's cells, -1 after the last), read as ``walk``."""
 
     links: tuple[int, int]
     target: tuple[tuple[int, int], ...]
-    walk: tuple[tuple[tuple[int, ...], ...], ...]
+    paths: tuple[np.ndarray, ...]
+
+    @property
+    def walk(self) -> tuple[tuple[tuple[int, ...], ...], ...]:
+        """Per kind, per node its cells (a group has several); () for a kind not found.  Made
+        when asked: only a step is drawn from it, and most searches make none."""
+        return tuple(tuple(tuple(c for c in node if c >= 0) for node in rows.tolist()) for rows in self.paths)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1089,11 +1096,9 @@ def grouped_search(board: Board) -> GroupedFound:
         paths,
     )
     o = out.tolist()
-    walks = tuple(
-        tuple(tuple(c for c in node if c >= 0) for node in paths[k, : o[6 + k]].tolist())
-        if o[6 + k] > 0
-        else ()
-        for k in range(2)
+    walks = (
+        paths[0, : o[6]].copy() if o[6] > 0 else paths[0, :0].copy(),
+        paths[1, : o[7]].copy() if o[7] > 0 else paths[1, :0].copy(),
     )
     found = GroupedFound((o[0], o[3]), ((o[1], o[2]), (o[4], o[5])), walks)
     answers["grouped"] = found

@@ -69,6 +69,7 @@ __all__ = [
     "lowest_index",
     "pop_state",
     "popcount",
+    "propagate",
     "push_state",
     "solve_batch",
     "unit_digits",
@@ -157,7 +158,7 @@ def locked_jobs(
     written to ``job_unit`` / ``job_bits`` (the digits ``job_bits[j]`` leave unit
     ``job_unit[j, 0]`` except its cells whose unit number ``job_unit[j, 1]`` is ``job_unit[j, 2]``),
     pointing and claiming box by box; ``seg`` (n(p+q+4),) is scratch.  Shared by ``solve_batch``
-    and the witness search of ``carve`` (inlined: the same code in each)."""
+    and the witness search through ``propagate`` (inlined: the same code in each)."""
     n = p * q
     cols = n * p  # seg: row r, stack s at r*p + s; column c, band t at cols + c*q + t
     lines = cols + n * q  # then per row and column: digits in one segment, in two or more
@@ -222,6 +223,131 @@ def locked_jobs(
 
 
 @numba.njit(cache=True, inline="always")
+def propagate(
+    cur: np.ndarray,
+    queued: int,
+    d0: np.uint64,
+    one_word: bool,
+    locked: bool,
+    tables: Tables,
+    work: Work,
+) -> bool:  # pragma: no cover - compiled
+    """Rules 1-3 (3 with ``locked``) on ``cur`` to their fixed point; False on a contradiction.
+
+    Rule 1 starts from the ``queued`` cells of ``work.queue``, rule 2 from the dirty units: ``d0``
+    when ``one_word`` (3n <= 64), else the words of ``work.dirty``, cleared as read.  Shared by
+    ``solve_batch`` and the witness search (``native.witness``, one word), inlined in each: a
+    literal ``one_word`` leaves one branch.  Any order of the rules reaches the same fixed point
+    (or a contradiction), so the order below is free to save reads: a hidden single's units are
+    read again after its naked single has left its peers (they change again then), not before.
+    """
+    p = tables.p
+    q = tables.q
+    n = p * q
+    n_units = 3 * n
+    n_words = (n_units + 63) // 64
+    peers, units, cell_units, unit_bits = tables.peers, tables.units, tables.cell_units, tables.unit_bits
+    queue, dirty, seg, job_unit, job_bits = work.queue, work.dirty, work.seg, work.job_unit, work.job_bits
+    n_peers = peers.shape[1]
+    full = _ALL >> np.uint64(64 - n)
+    head = 0
+    while True:
+        # Rule 1: each new single leaves its peers.
+        while head < queued:
+            cell = queue[head]
+            head += 1
+            bit = cur[cell]
+            for k in range(n_peers):
+                peer = peers[cell, k]
+                m = cur[peer]
+                if m & bit:
+                    m ^= bit
+                    cur[peer] = m
+                    if m == _ZERO:
+                        return False
+                    if (m & (m - _ONE)) == _ZERO:
+                        queue[queued] = peer
+                        queued += 1
+                    if one_word:
+                        d0 |= unit_bits[peer]
+                    else:
+                        for which in range(3):
+                            uv = cell_units[peer, which]
+                            dirty[uv >> 6] |= _ONE << np.uint64(uv & 63)
+        head = 0
+        queued = 0
+        # Rule 2: hidden singles in the changed units.
+        placed = _ZERO  # one word: the units of the cells placed, read in the next round
+        for w in range(n_words):
+            if one_word:
+                word = d0
+                d0 = _ZERO
+            else:
+                word = dirty[w]
+                dirty[w] = _ZERO
+            while word:
+                u = w * 64 + np.int64(lowest_index(word))  # type: ignore[arg-type]  # an integer to numba
+                word &= word - _ONE
+                once, twice, fixed = unit_digits(cur, units, u)
+                if once != full:
+                    return False  # a digit with no place left
+                hidden = once & ~twice & ~fixed
+                if hidden == _ZERO:
+                    continue
+                for k in range(n):
+                    cell = units[u, k]
+                    x = cur[cell] & hidden
+                    if x:
+                        if x & (x - _ONE):  # the one place of two digits
+                            return False
+                        cur[cell] = x
+                        queue[queued] = cell
+                        queued += 1
+                        if one_word:
+                            placed |= unit_bits[cell]
+                        else:
+                            for which in range(3):
+                                uv = cell_units[cell, which]
+                                dirty[uv >> 6] |= _ONE << np.uint64(uv & 63)
+        if queued:
+            d0 = placed
+            continue
+        if not locked:
+            return True
+        # Rule 3: locked candidates (segment masks of all cells: see the notes).
+        n_jobs = locked_jobs(cur, seg, job_unit, job_bits, p, q)
+        if n_jobs == 0:
+            return True
+        # The same removal as rule 1's, written out again: one loop for both costs 4%.
+        for job in range(n_jobs):
+            target = job_unit[job, 0]
+            kind = job_unit[job, 1]
+            outside = job_unit[job, 2]
+            bits = job_bits[job]
+            for k in range(n):
+                cell = units[target, k]
+                if cell_units[cell, kind] == outside:
+                    continue
+                m = cur[cell]
+                x = m & bits
+                if x == _ZERO:
+                    continue
+                m ^= x
+                cur[cell] = m
+                if m == _ZERO:
+                    return False
+                if (m & (m - _ONE)) == _ZERO:
+                    queue[queued] = cell
+                    queued += 1
+                if one_word:
+                    d0 |= unit_bits[cell]
+                else:
+                    for which in range(3):
+                        uv = cell_units[cell, which]
+                        dirty[uv >> 6] |= _ONE << np.uint64(uv & 63)
+
+
+@numba.njit(cache=True, inline="always")
 def push_state(
     cur: np.ndarray, stack: np.ndarray, stack_cell: np.ndarray, top: int, cell: int, rest: np.uint64
 ) -> None:  # pragma: no cover - compiled
@@ -276,18 +402,16 @@ def solve_batch(
     n = p * q
     cells = n * n
     n_units = 3 * n
-    n_peers = 3 * n - p - q - 1
     one_word = n_units <= 64
-    peers, units, cell_units, unit_bits = tables.peers, tables.units, tables.cell_units, tables.unit_bits
-    cur, queue, dirty, seg, stack, stack_cell = (
+    peers, cell_units, unit_bits = tables.peers, tables.cell_units, tables.unit_bits
+    cur, queue, dirty, stack, stack_cell, state = (
         work.cur,
         work.queue,
         work.dirty,
-        work.seg,
         work.stack,
         work.stack_cell,
+        work.state,
     )
-    job_unit, job_bits, state = work.job_unit, work.job_bits, work.state
     n_words = (n_units + 63) // 64
     full = _ALL >> np.uint64(64 - n)
     n_puzzles = givens.shape[0]
@@ -321,118 +445,7 @@ def solve_batch(
                 break
             spent += 1
             nodes[b] += 1
-            ok = True
-            head = 0
-            while True:
-                # Rule 1: each new single leaves its peers.
-                while head < queued:
-                    cell = queue[head]
-                    head += 1
-                    bit = cur[cell]
-                    for k in range(n_peers):
-                        peer = peers[cell, k]
-                        m = cur[peer]
-                        if m & bit:
-                            m ^= bit
-                            cur[peer] = m
-                            if m == _ZERO:
-                                ok = False
-                                break
-                            if (m & (m - _ONE)) == _ZERO:
-                                queue[queued] = peer
-                                queued += 1
-                            if one_word:
-                                d0 |= unit_bits[peer]
-                            else:
-                                for which in range(3):
-                                    uv = cell_units[peer, which]
-                                    dirty[uv >> 6] |= _ONE << np.uint64(uv & 63)
-                    if not ok:
-                        break
-                if not ok:
-                    break
-                head = 0
-                queued = 0
-                # Rule 2: hidden singles in the changed units.
-                for w in range(n_words):
-                    if one_word:
-                        word = d0
-                        d0 = _ZERO
-                    else:
-                        word = dirty[w]
-                        dirty[w] = _ZERO
-                    while word:
-                        u = w * 64 + np.int64(lowest_index(word))
-                        word &= word - _ONE
-                        once, twice, fixed = unit_digits(cur, units, u)
-                        if once != full:
-                            ok = False
-                            break
-                        hidden = once & ~twice & ~fixed
-                        if hidden == _ZERO:
-                            continue
-                        for k in range(n):
-                            cell = units[u, k]
-                            x = cur[cell] & hidden
-                            if x:
-                                if x & (x - _ONE):  # the one place of two digits
-                                    ok = False
-                                    break
-                                cur[cell] = x
-                                queue[queued] = cell
-                                queued += 1
-                                if one_word:
-                                    d0 |= unit_bits[cell]
-                                else:
-                                    for which in range(3):
-                                        uv = cell_units[cell, which]
-                                        dirty[uv >> 6] |= _ONE << np.uint64(uv & 63)
-                        if not ok:
-                            break
-                    if not ok:
-                        break
-                if not ok:
-                    break
-                if queued:
-                    continue
-                if not rules & RULE_LOCKED:
-                    break
-                # Rule 3: locked candidates (segment masks of all cells: see the notes).
-                n_jobs = locked_jobs(cur, seg, job_unit, job_bits, p, q)
-                if n_jobs == 0:
-                    break
-                # The same removal as rule 1's, written out again: one loop for both costs 4%.
-                for job in range(n_jobs):
-                    target = job_unit[job, 0]
-                    kind = job_unit[job, 1]
-                    outside = job_unit[job, 2]
-                    bits = job_bits[job]
-                    for k in range(n):
-                        cell = units[target, k]
-                        if cell_units[cell, kind] == outside:
-                            continue
-                        m = cur[cell]
-                        x = m & bits
-                        if x == _ZERO:
-                            continue
-                        m ^= x
-                        cur[cell] = m
-                        if m == _ZERO:
-                            ok = False
-                            break
-                        if (m & (m - _ONE)) == _ZERO:
-                            queue[queued] = cell
-                            queued += 1
-                        if one_word:
-                            d0 |= unit_bits[cell]
-                        else:
-                            for which in range(3):
-                                uv = cell_units[cell, which]
-                                dirty[uv >> 6] |= _ONE << np.uint64(uv & 63)
-                    if not ok:
-                        break
-                if not ok:
-                    break
+            ok = propagate(cur, queued, d0, one_word, rules & RULE_LOCKED != 0, tables, work)
             mode = _BRANCH if ok else _BACKTRACK
             queued = 0
         if mode == _BRANCH:

@@ -20,7 +20,7 @@ import numpy as np
 from ..geometry import Geometry
 from ..limits import Deadline, watch_compilation
 from . import NativeInputError
-from .bitset import guess_score, locked_jobs, lowest_index, pop_state, popcount, push_state, unit_digits
+from .bitset import guess_score, lowest_index, pop_state, popcount, propagate, push_state
 from .chunks import BUDGET, ChunkBudget
 from .kernels import Tables, Work
 
@@ -117,73 +117,9 @@ def _w_propagate(
     cur: np.ndarray, queued: int, d0: np.uint64, tables: _WitnessTables, work: _WitnessWork
 ) -> bool:  # pragma: no cover - compiled
     """Naked singles (from the ``queued`` cells of ``work.queue``), hidden singles (in the units of
-    ``d0``) and locked candidates, to their fixed point; False on a contradiction."""
-    p, q = tables.p, tables.q
-    n = p * q
-    peers, units, cell_units, unit_bits = tables.peers, tables.units, tables.cell_units, tables.unit_bits
-    queue, seg, job_unit, job_bits = work.queue, work.seg, work.job_unit, work.job_bits
-    full = _ALL >> np.uint64(64 - n)
-    n_peers = peers.shape[1]
-    head = 0
-    while True:
-        while head < queued:  # naked singles: each new single leaves its peers
-            cell = queue[head]
-            head += 1
-            bit = cur[cell]
-            for k in range(n_peers):
-                peer = peers[cell, k]
-                m = cur[peer]
-                if m & bit:
-                    m ^= bit
-                    cur[peer] = m
-                    if m == _ZERO:
-                        return False
-                    if (m & (m - _ONE)) == _ZERO:
-                        queue[queued] = peer
-                        queued += 1
-                    d0 |= unit_bits[peer]
-        head = 0
-        queued = 0
-        while d0:  # hidden singles in the changed units
-            u = np.int64(lowest_index(d0))  # type: ignore[arg-type]  # an integer to numba
-            d0 &= d0 - _ONE
-            once, twice, fixed = unit_digits(cur, units, u)
-            if once != full:
-                return False  # a digit with no place left
-            hidden = once & ~twice & ~fixed
-            if hidden == _ZERO:
-                continue
-            for k in range(n):
-                cell = units[u, k]
-                x = cur[cell] & hidden
-                if x:
-                    if x & (x - _ONE):
-                        return False  # the one place of two digits
-                    cur[cell] = x
-                    queue[queued] = cell
-                    queued += 1
-                    d0 |= unit_bits[cell]
-        if queued:
-            continue
-        # Locked candidates: each segment's candidates once, then pointing and claiming.
-        n_jobs = locked_jobs(cur, seg, job_unit, job_bits, p, q)
-        if n_jobs == 0:
-            return True
-        for job in range(n_jobs):
-            target, kind, outside, bits = job_unit[job, 0], job_unit[job, 1], job_unit[job, 2], job_bits[job]
-            for k in range(n):
-                cell = units[target, k]
-                m = cur[cell]
-                if cell_units[cell, kind] != outside and m & bits:
-                    # Written out as in rule 1: a helper taking the tables costs 3x the node.
-                    m &= ~bits
-                    cur[cell] = m
-                    if m == _ZERO:
-                        return False
-                    if (m & (m - _ONE)) == _ZERO:
-                        queue[queued] = cell
-                        queued += 1
-                    d0 |= unit_bits[cell]
+    ``d0``) and locked candidates, to their fixed point; False on a contradiction.  The backtrack
+    kernel's propagation (``bitset.propagate``), its changed units in one word."""
+    return propagate(cur, queued, d0, True, True, tables, work)
 
 
 @numba.njit(cache=True)
@@ -424,28 +360,33 @@ def _witness_batch(
 def _w_choose(cur: np.ndarray, peers: np.ndarray) -> int:  # pragma: no cover - compiled
     """The cell to guess on (-1: every cell single): the fewest candidates, and among the first
     ``_W_SCORED`` bivalue cells the one whose guess propagates furthest (``guess_score``)."""
-    best = -1
+    cells = cur.shape[0]
     fewest = 65
-    top_score = -1
-    scored = 0
-    for cell in range(cur.shape[0]):
+    first = -1
+    for cell in range(cells):  # the fewest candidates first, so that no larger cell is scored
         m = cur[cell]
         if (m & (m - _ONE)) == _ZERO:
             continue
         size = popcount(m)
-        if size > fewest:
-            continue
         if size < fewest:
             fewest = size
-            best = cell
-            top_score = -1
-            scored = 0
+            first = cell
+            if size == 2:
+                break
+    if first < 0:
+        return -1
+    best = first
+    top_score = -1
+    scored = 0
+    for cell in range(first, cells):
+        if popcount(cur[cell]) != fewest:
+            continue
         score = guess_score(cur, peers, cell)
         if score > top_score:
             top_score = score
             best = cell
         scored += 1
-        if size == 2 and scored >= _W_SCORED:
+        if fewest == 2 and scored >= _W_SCORED:
             break
     return best
 

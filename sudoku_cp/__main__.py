@@ -1,5 +1,6 @@
 """``python -m sudoku_cp`` and the ``sudoku-cp`` program (``run``)."""
 
+import gc
 import sys
 
 
@@ -23,6 +24,9 @@ def run() -> int:
         sys.stderr.write("sudoku-cp: error: interrupted\n")  # as the command line says it, exit 130
         _exit_interrupted()
     code = main()
+    # The command is over: the interpreter's exit need not walk every object for cycles (0.15-0.2 s
+    # of CPU, a fifth of a one-puzzle rate); exit handlers and stream flushes run as before.
+    gc.freeze()
     if code == 130:
         _exit_interrupted()
     _exit_if_stuck(code)

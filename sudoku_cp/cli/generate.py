@@ -66,8 +66,8 @@ certificate ("certificate").  A puzzle whose uniqueness cannot be certified is l
 note on standard error naming the claim, and the command exits with 3.
 
 Speed (per CPU second, whole batch, unrated; benchmarks/README.md): 9x9 1,000-1,600 puzzles,
-16x16 about 45-50 (--symmetric 75); 25x25 one puzzle in about 450 (most of it SAT tests); 36x36
-does not finish within minutes yet: use --time-limit.  A target also rates or explains every attempt.
+16x16 about 45-50 (--symmetric 75); 25x25 one puzzle in 4-40 (median 22; most of it SAT tests);
+36x36 does not finish within minutes yet: use --time-limit.  A target also rates or explains every attempt.
 
 {RULES_TABLE}
 

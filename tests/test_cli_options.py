@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import pytest
 
@@ -84,11 +85,51 @@ def test_count_refuses_an_incomplete_backend(capsys: pytest.CaptureFixture[str],
 
 
 def test_jobs_are_capped_at_a_few_per_core_with_a_note(capsys: pytest.CaptureFixture[str]) -> None:
-    import os
 
+    from sudoku_cp.cli import common
     from sudoku_cp.cli.common import JOBS_PER_CORE
 
     assert main(["solve", "--jobs", "1000", "--output", "line", PUZZLE]) == 0
     _, err = capsys.readouterr()
-    most = JOBS_PER_CORE * (os.cpu_count() or 1)
+    most = JOBS_PER_CORE * common.usable_cores()
     assert f"--jobs 1000 is capped at {most}" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("command", ["rate", "explain"])
+def test_jobs_left_out_use_every_core_for_big_batches_only(
+    command: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """rate and explain --json without --jobs: one process per CPU from AUTO_JOBS_FROM puzzles on,
+    this process below it; an explicit --jobs wins; explain with pictures stays here."""
+
+    from sudoku_cp.cli import common
+    from sudoku_cp.deduction import batch
+
+    asked: list[int] = []
+    real = common.executor
+
+    def recording(args: argparse.Namespace, count: int | None = None) -> object:
+        made = real(args, count)
+        asked.append(made.jobs)
+        return real(argparse.Namespace(jobs=1), None)  # the test itself runs here
+
+    monkeypatch.setattr(common, "executor", recording)
+    nothing: list[object] = []  # no results: only the executor chosen matters here
+    monkeypatch.setattr(common, "AUTO_JOBS_FROM", 3)
+    if command == "rate":
+        monkeypatch.setattr(batch, "rate_items", lambda *a, **k: (result for result in nothing))
+    else:
+        monkeypatch.setattr(batch, "explain_items", lambda *a, **k: (result for result in nothing))
+    folder = tmp_path
+    small, big = folder / "small.txt", folder / "big.txt"
+    small.write_text(f"{PUZZLE}\n" * 2)
+    big.write_text(f"{PUZZLE}\n" * 3)
+    cores = common.usable_cores()
+    for path, jobs, want in ((small, [], 1), (big, [], cores), (big, ["--jobs", "1"], 1)):
+        asked.clear()
+        main([command, str(path), "--json", "--no-progress", *jobs])
+        assert asked == [want], (path.name, jobs)
+    if command == "explain":
+        asked.clear()
+        main([command, str(big), "--json", "--no-progress", "--svg", str(folder / "svg")])
+        assert asked == [1]

@@ -515,15 +515,25 @@ where batches run:
   Dask is optional: pip install 'sudoku_cp[dask]'.  Results come in input order whatever runs them."""
 
 
-def add_executor_options(parser: argparse.ArgumentParser, what: str = "a batch") -> None:
-    """``--jobs N`` and ``--cluster local|ADDRESS``: where the chunks of ``what`` run."""
+#: ``--jobs`` left out where a command chooses (``add_executor_options(auto=True)``): one process per
+#: CPU for a batch of this many puzzles or more, else this process alone.  Below it the workers'
+#: start (a fork and a warm-up, about half a second) costs more than the second core gives back.
+AUTO_JOBS_FROM = 500
+
+
+def add_executor_options(
+    parser: argparse.ArgumentParser, what: str = "a batch", *, auto: bool = False
+) -> None:
+    """``--jobs N`` and ``--cluster local|ADDRESS``: where the chunks of ``what`` run (``auto``: without
+    ``--jobs``, one process per CPU from ``AUTO_JOBS_FROM`` puzzles on, see ``executor``)."""
     group = parser.add_argument_group("where the work runs")
+    default = f"; default: one per CPU from {AUTO_JOBS_FROM:,} puzzles on, else 1" if auto else ""
     group.add_argument(
         "--jobs",
         type=integer(0),
-        default=1,
+        default=None if auto else 1,
         metavar="N",
-        help=f"worker processes for {what} (0: one per CPU; at most {JOBS_PER_CORE} per CPU)",
+        help=f"worker processes for {what} (0: one per CPU; at most {JOBS_PER_CORE} per CPU{default})",
     )
     group.add_argument(
         "--cluster",
@@ -533,9 +543,17 @@ def add_executor_options(parser: argparse.ArgumentParser, what: str = "a batch")
     )
 
 
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity: ``taskset -c 0`` gives one), else all."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
 def jobs(requested: int) -> int:
-    """The worker processes to start: one per core for 0, capped at JOBS_PER_CORE per core, with a note."""
-    cores = os.cpu_count() or 1
+    """The worker processes to start: one per usable core for 0, capped at JOBS_PER_CORE per core,
+    with a note."""
+    cores = usable_cores()
     most = JOBS_PER_CORE * cores
     if requested > most:
         sys.stderr.write(
@@ -546,8 +564,9 @@ def jobs(requested: int) -> int:
     return requested or cores
 
 
-def executor(args: argparse.Namespace) -> Executor:
-    """The executor that ``--jobs`` and ``--cluster`` ask for (``--cluster`` wins)."""
+def executor(args: argparse.Namespace, batch: int | None = None) -> Executor:
+    """The executor that ``--jobs`` and ``--cluster`` ask for (``--cluster`` wins); ``--jobs`` left
+    out (None): one process per CPU for a ``batch`` of ``AUTO_JOBS_FROM`` items or more, else one."""
     from ..executor import Executor, local_workers
 
     cluster = getattr(args, "cluster", None)
@@ -562,7 +581,10 @@ def executor(args: argparse.Namespace) -> Executor:
                 f"--cluster: {cluster!r} is neither 'local' nor a scheduler address like tcp://HOST:8786"
             )
         return Executor(cluster=cluster)
-    return Executor(jobs=jobs(getattr(args, "jobs", 1)))
+    requested = getattr(args, "jobs", 1)
+    if requested is None:
+        requested = 0 if batch is not None and batch >= AUTO_JOBS_FROM else 1
+    return Executor(jobs=jobs(requested))
 
 
 def notice(message: str) -> None:

@@ -46,7 +46,8 @@ units, digits, and links {{from, to, digit, graph}} for a chain or cycle; all 1-
 seconds. -o FILE writes the output to FILE, each line flushed as it comes; with --json, --resume
 continues an interrupted FILE (the puzzles it holds are skipped, the rest appended). Batches run
 in chunks of puzzles, here, on --jobs N local processes or on a Dask cluster (--cluster); the
-output keeps its order.
+output keeps its order.  Without --jobs a --json batch of 500 puzzles or more (no --svg, no
+--html) runs on one process per CPU, any other here.
 
 --svg DIR writes a picture of every step that is not a single ('puzzle<k>-step<s>-<rule>.svg':
 the candidates, the pattern shaded, placements green, eliminations red, chains drawn between
@@ -101,7 +102,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--json", action="store_true", help="one JSON object per puzzle (JSON Lines)")
     add_results_file_options(parser)
-    common.add_executor_options(parser, "explaining")
+    common.add_executor_options(parser, "explaining", auto=True)
     parser.add_argument("--svg", metavar="DIR", help="write a picture of every step that is not a single")
     parser.add_argument("--html", metavar="FILE", help="write a page that steps through the explanation")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal's stderr")
@@ -134,15 +135,19 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(common.where(name, f"invalid puzzle: {conflict}"))
     counts: Counter[Status] = Counter(Status(obj["status"]) for obj in output.answered())
     start = time.perf_counter()
+    lines_only = args.json and not args.svg and not args.html
+    # Workers pay off without --jobs only where they send lines: whole deductions cost as much to
+    # pickle as to make (session 9: explain --jobs 2 gained nothing before lines).
+    batch = len(items) - len(output.done) if lines_only else None
     results = explain_items(
         items,
         rules,
         check=args.check,
         time_limit=clock,
-        executor=common.executor(args),
+        executor=common.executor(args, batch),
         skip=output.done,
         notice=common.notice,
-        json_only=args.json and not args.svg and not args.html,
+        json_only=lines_only,
     )
     total = len(items) - len(output.done)
     enabled = False if args.no_progress else None

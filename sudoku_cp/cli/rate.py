@@ -42,7 +42,7 @@ skipped, the rest appended, and the summary counts the whole file (its rate: thi
 
 Batches run in chunks of puzzles, here, on --jobs N local processes or on a Dask cluster
 (--cluster); the output keeps its order.  Without --jobs a batch of 500 puzzles or more runs on
-one process per CPU (10,000 minimal 9x9 puzzles: about 1,100-1,250 a second on two cores, against
+one process per CPU (10,000 minimal 9x9 puzzles: about 1,000-1,350 a second on two cores, against
 about 700 on one), a smaller one here (the workers' start would cost more than they give).
 
 {TABLES}

@@ -348,6 +348,24 @@ def propagate(
 
 
 @numba.njit(cache=True, inline="always")
+def load_givens(
+    givens: np.ndarray, cur: np.ndarray, queue: np.ndarray, full: np.uint64
+) -> int:  # pragma: no cover - compiled
+    """Candidates of a puzzle's row ``givens`` into ``cur`` (a given's digit, else ``full``), the
+    givens' cells queued for naked singles in ``queue``; returns how many were queued."""
+    queued = 0
+    for cell in range(givens.shape[0]):
+        v = givens[cell]
+        if v > 0:
+            cur[cell] = _ONE << np.uint64(v - 1)
+            queue[queued] = cell
+            queued += 1
+        else:
+            cur[cell] = full
+    return queued
+
+
+@numba.njit(cache=True, inline="always")
 def push_state(
     cur: np.ndarray, stack: np.ndarray, stack_cell: np.ndarray, top: int, cell: int, rest: np.uint64
 ) -> None:  # pragma: no cover - compiled
@@ -425,15 +443,7 @@ def solve_batch(
     status = DONE
     while b < n_puzzles:
         if mode == MODE_START:
-            queued = 0
-            for cell in range(cells):
-                v = givens[b, cell]
-                if v > 0:
-                    cur[cell] = _ONE << np.uint64(v - 1)
-                    queue[queued] = cell
-                    queued += 1
-                else:
-                    cur[cell] = full
+            queued = load_givens(givens[b], cur, queue, full)
             for w in range(n_words):
                 dirty[w] = _ALL >> np.uint64(max(0, 64 * (w + 1) - n_units))
             d0 = dirty[0]

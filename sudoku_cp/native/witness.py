@@ -20,7 +20,7 @@ import numpy as np
 from ..geometry import Geometry
 from ..limits import Deadline, watch_compilation
 from . import NativeInputError
-from .bitset import guess_score, lowest_index, pop_state, popcount, propagate, push_state
+from .bitset import guess_score, load_givens, lowest_index, pop_state, popcount, propagate, push_state
 from .chunks import BUDGET, ChunkBudget
 from .kernels import Tables, Work
 
@@ -273,15 +273,7 @@ def _witness_batch(
             rooted = 1
             mode = _W_PROPAGATE
         if mode == _W_START:
-            queued = 0
-            for cell in range(cells):
-                v = rows[t, cell]
-                if v > 0:
-                    cur[cell] = _ONE << np.uint64(v - 1)
-                    queue[queued] = cell
-                    queued += 1
-                else:
-                    cur[cell] = full
+            queued = load_givens(rows[t], cur, queue, full)
             changed = tested[t]
             if phase == 1:
                 held = changed

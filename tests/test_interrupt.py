@@ -273,3 +273,27 @@ def test_pool_workers_are_forked_with_ctrl_c_held_then_ignore_it() -> None:
     context = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(1, mp_context=context, initializer=_quiet_worker) as pool:
         assert submit_held(pool, _worker_sigint).result(timeout=60) == (True, False)
+
+
+def test_an_object_the_interrupt_left_half_built_prints_no_traceback() -> None:
+    """A pysat Solver stopped by Ctrl-C inside its __init__ fails in __del__ (it has no ``solver`` yet):
+    after 'interrupted' that finaliser's error is not shown (fresh-clone CI, reduce --verify)."""
+    script = """
+import sys
+from sudoku_cp.cli import _exit_code
+
+class HalfBuilt:
+    def __init__(self) -> None:
+        raise KeyboardInterrupt  # Ctrl-C before the attribute below is set
+    def __del__(self) -> None:
+        self.solver
+
+try:
+    HalfBuilt()
+except BaseException as problem:
+    code = _exit_code(problem, entry=True)
+sys.exit(code)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 130
+    assert done.stderr.strip() == "sudoku-cp: error: interrupted", done.stderr

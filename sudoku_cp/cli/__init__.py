@@ -135,11 +135,18 @@ def _first_compile() -> None:
     first_compile_notice()
 
 
+def _ignore_unraisable(unraisable: object) -> None:
+    """Drop an exception raised in a finaliser once the command is interrupted."""
+
+
 def _exit_code(problem: BaseException, *, entry: bool) -> int:
     """The one line and exit code for what stopped a command; anything else is a bug and goes on up."""
     if is_interrupt(problem) or (Sigint.received and isinstance(problem, Exception)):
         if entry:  # the process itself: a second Ctrl-C must not break the orderly exit
             signal.signal(signal.SIGINT, signal.SIG_IGN)
+            # An object the interrupt left half-built (a pysat Solver stopped inside its __init__)
+            # fails in its finaliser; that is not news after "interrupted" and must not print a traceback.
+            sys.unraisablehook = _ignore_unraisable
         common.error("interrupted")
         return 130
     if isinstance(problem, CliError):

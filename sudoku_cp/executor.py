@@ -46,6 +46,7 @@ __all__ = [
     "run_ordered",
     "stop_pool",
     "submit_held",
+    "usable_cores",
     "worker_wait",
 ]
 
@@ -100,6 +101,13 @@ class Executor:
         if self.cluster is not None:
             return f"Dask cluster {self.cluster}"
         return "this process" if self.jobs <= 1 else f"{self.jobs} local processes"
+
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity: ``taskset -c 0`` gives one), else all."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
 
 
 def run_ordered(

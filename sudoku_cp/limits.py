@@ -239,6 +239,17 @@ class Deadline:
             watch_compilation()
         return self._end + compile_seconds_since(self.began)
 
+    @classmethod
+    def until(cls, end: float | None) -> Deadline | None:
+        """The deadline that ends at wall-clock (``time.time()``) reading ``end``, None for None: a
+        batch's deadline as a worker process or another machine gets it (``wall_end``)."""
+        return None if end is None else cls(max(end - time.time(), 0.0))
+
+    def wall_end(self) -> float | None:
+        """The wall-clock (``time.time()``) reading at which the budget is spent, None without a limit."""
+        remaining = self.remaining()
+        return None if remaining is None else time.time() + remaining
+
     def remaining(self) -> float | None:
         """Seconds left (at least 0), or None without a limit."""
         end = self.end

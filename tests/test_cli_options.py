@@ -86,12 +86,12 @@ def test_count_refuses_an_incomplete_backend(capsys: pytest.CaptureFixture[str],
 
 def test_jobs_are_capped_at_a_few_per_core_with_a_note(capsys: pytest.CaptureFixture[str]) -> None:
 
-    from sudoku_cp.cli import common
     from sudoku_cp.cli.common import JOBS_PER_CORE
+    from sudoku_cp.executor import usable_cores
 
     assert main(["solve", "--jobs", "1000", "--output", "line", PUZZLE]) == 0
     _, err = capsys.readouterr()
-    most = JOBS_PER_CORE * common.usable_cores()
+    most = JOBS_PER_CORE * usable_cores()
     assert f"--jobs 1000 is capped at {most}" in err and len(err.strip().splitlines()) == 1
 
 
@@ -104,6 +104,7 @@ def test_jobs_left_out_use_every_core_for_big_batches_only(
 
     from sudoku_cp.cli import common
     from sudoku_cp.deduction import batch
+    from sudoku_cp.executor import usable_cores
 
     asked: list[int] = []
     real = common.executor
@@ -124,7 +125,7 @@ def test_jobs_left_out_use_every_core_for_big_batches_only(
     small, big = folder / "small.txt", folder / "big.txt"
     small.write_text(f"{PUZZLE}\n" * 2)
     big.write_text(f"{PUZZLE}\n" * 3)
-    cores = common.usable_cores()
+    cores = usable_cores()
     for path, jobs, want in ((small, [], 1), (big, [], cores), (big, ["--jobs", "1"], 1)):
         asked.clear()
         main([command, str(path), "--json", "--no-progress", *jobs])

@@ -97,6 +97,7 @@ BATCHES = [
     pytest.param(["verify", "--backend", "cpsat", "{batch}"]),
     pytest.param(["verify", "--backend", "hill", "--runs", "3", "{batch}"], marks=SLOW),
     pytest.param(["nishio", "--puzzle", "{batch}", "--all-digits", "--method", "cpsat"]),
+    pytest.param(["generate", "--box", "4x4", "--count", "100000", "--jobs", "2"]),
     pytest.param(["nishio", "--puzzle", "{batch}", "--all-digits", "--method", "sat", "--json"], marks=SLOW),
 ]
 

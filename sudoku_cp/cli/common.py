@@ -543,16 +543,11 @@ def add_executor_options(
     )
 
 
-def usable_cores() -> int:
-    """The CPU cores this process may run on (its affinity: ``taskset -c 0`` gives one), else all."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0)) or 1
-    return os.cpu_count() or 1
-
-
 def jobs(requested: int) -> int:
     """The worker processes to start: one per usable core for 0, capped at JOBS_PER_CORE per core,
     with a note."""
+    from ..executor import usable_cores
+
     cores = usable_cores()
     most = JOBS_PER_CORE * cores
     if requested > most:

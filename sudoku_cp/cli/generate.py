@@ -14,6 +14,7 @@ PROOF_SECONDS = 2.0  # deduction.generate.PROOF_SECONDS (not imported: the help 
 
 if TYPE_CHECKING:
     from ..deduction.generate import Generated
+    from ..geometry import Geometry
     from ..limits import Deadline
 
 __all__ = ["add_parser", "run"]
@@ -64,6 +65,12 @@ With --certify DIR each puzzle's uniqueness is certified (a 'unique' certificate
 and its solution, see below) before the puzzle is written; with --json its line names the
 certificate ("certificate").  A puzzle whose uniqueness cannot be certified is left out with a
 note on standard error naming the claim, and the command exits with 3.
+
+Batches run in runs of attempts, here, on --jobs N local processes or on a Dask cluster
+(--cluster): the same puzzles in the same order (each attempt of a seed has its own random
+stream).  Without --jobs a batch worth 500 9x9 puzzles or more (a 16x16 weighs ten; with --level
+or --require, every attempt allowed counts) runs on one process per usable core, a smaller one
+here; from 25x25 on the attempts run here, one after the other.
 
 Speed (per CPU second, whole batch, unrated; benchmarks/README.md): 9x9 1,000-1,600 puzzles,
 16x16 about 45-50 (--symmetric 75); 25x25 one puzzle in 4-40 (median 22; most of it SAT tests);
@@ -143,6 +150,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--time-limit", type=common.seconds, metavar="SECONDS", help="time limit for the whole command"
     )
     parser.add_argument("--json", action="store_true", help="one JSON object per puzzle, with its rating")
+    common.add_executor_options(parser, "carving runs of attempts", auto=True)
     common.add_certify_options(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on a terminal's stderr")
     parser.set_defaults(run=run)
@@ -175,6 +183,7 @@ def run(args: argparse.Namespace) -> int:
         rated=args.json,
         max_attempts=attempts,
         time_limit=clock,
+        executor=common.executor(args, _work(geometry, attempts if attempts is not None else args.count)),
     )
     with common.progress(args.count, "generating", enabled=False if args.no_progress else None) as bar:
         for generated in puzzles:
@@ -220,6 +229,12 @@ def run(args: argparse.Namespace) -> int:
     target = "".join(f" {text}" for text in targets)
     sys.stderr.write(f"{common.PROG}: note: {made} of {args.count} puzzles{target} made: {why}\n")
     return EXIT_UNKNOWN
+
+
+def _work(geometry: Geometry, attempts: int) -> int:
+    """A batch's work in 9x9 puzzles, for ``--jobs`` left out (``common.AUTO_JOBS_FROM``): a 16x16
+    attempt costs about ten 9x9 ones (its cells squared)."""
+    return attempts * max(1, round((geometry.cells / 81) ** 2))
 
 
 def _certify(

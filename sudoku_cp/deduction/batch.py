@@ -500,14 +500,9 @@ def _grid(p: int, q: int, values: bytes) -> Grid:
     return Grid(geometry_for_size(p * q, (p, q)), np.frombuffer(values, np.int16))
 
 
-def _deadline_at(end: float | None) -> Deadline | None:
-    """The deadline that ends at wall-clock time ``end`` (comparable across machines)."""
-    return None if end is None else Deadline(max(end - time.time(), 0.0))
-
-
 def _run_chunk(chunk: _Chunk) -> list[Rated | Explained]:
     rules = _rules(chunk.rules)
-    shared = _deadline_at(chunk.end)
+    shared = Deadline.until(chunk.end)
     results: list[Rated | Explained] = []
     for item in chunk.items:
         # A limit per puzzle starts as the puzzle does (a batch's deadline is the same for all).
@@ -567,13 +562,16 @@ def _batch(
     # results are read.
     warm = executor.jobs > 1 and executor.cluster is None
 
+    def wall_end() -> float | None:
+        return None if deadline is None else deadline.wall_end()
+
     def warm_up() -> Iterator[Rated | Explained]:
         began = time.process_time()
         for done in range(_WARM_UP):
             # The first puzzle always; more while they are quick (big grids take seconds each).
             if not todo or (done and time.process_time() - began > _WARM_SECONDS):
                 return
-            one = _Chunk(kind, names, _wall_end(deadline), check, (todo.pop(0),), seconds)
+            one = _Chunk(kind, names, wall_end(), check, (todo.pop(0),), seconds)
             try:
                 (result,) = _run_chunk(one)
             except Exception as problem:  # as a worker would: a crash result, the batch goes on
@@ -587,7 +585,7 @@ def _batch(
         for start in range(0, len(todo), size):
             part = todo[start : start + size]
             packed = tuple(_pack(item) for item in part) if executor.parallel else tuple(part)
-            yield _Chunk(kind, names, _wall_end(deadline), check, packed, seconds)  # the end as it is sent
+            yield _Chunk(kind, names, wall_end(), check, packed, seconds)  # the end as it is sent
 
     # Made now (a cluster is reached here, before any work); local workers start when read.
     results = run_ordered(_WORK, chunks(), executor, notice=notice)
@@ -601,11 +599,6 @@ def _batch(
             results.close()  # stops what is still out on the workers
 
     return ordered()
-
-
-def _wall_end(deadline: Deadline | None) -> float | None:
-    remaining = None if deadline is None else deadline.remaining()
-    return None if remaining is None else time.time() + remaining
 
 
 def histogram_lines(levels: Counter[str], width: int = 40) -> list[str]:

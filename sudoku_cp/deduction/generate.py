@@ -48,10 +48,11 @@ import numba
 import numpy as np
 
 from ..errors import SudokuCpError
+from ..executor import Executor, Work, run_ordered, usable_cores
 from ..geometry import Geometry
 from ..grid import Grid
 from ..limits import Deadline, TimeLimitReached, solve_limited, watch_compilation
-from ..native.carve import BlockAnswers, Carved, carve, check_witnesses, rng_states
+from ..native.carve import REGION_SIDE, BlockAnswers, Carved, carve, check_witnesses, rng_states
 from ..native.propagation import (
     MAX_SIDE,
     PropagationTables,
@@ -89,6 +90,10 @@ __all__ = [
 LEVEL_NAMES: tuple[str, ...] = tuple(name for name, _ in LEVELS)
 #: Seconds the backtrack search spends on one puzzle's uniqueness before SAT takes it.
 PROOF_SECONDS = 2.0
+#: The same from ``FRESH_SAT_SIDE`` on, where the backtrack search proves a few puzzles within
+#: 0.1 s and the rest not within 2 s, while SAT on the puzzle's own formula takes 0.4-1.2 CPU s
+#: (25x25 seeds 2, 3, 6, 8: 2 s here was a fifth of a whole run).
+PROOF_SECONDS_SAT_SIDE = 0.25
 #: From this side on each carving test SAT takes gets a formula of its own (the givens'
 #: propagation encoded away) instead of assumptions on the empty grid's: on eight 25x25 tests
 #: 9.0 s against 26-29 s for one incremental CaDiCaL, the same answers.
@@ -355,8 +360,14 @@ def _prove_unique(
     from ..native.backtrack import search_batch
 
     # Each puzzle gets PROOF_SECONDS; under a deadline the whole batch stops at it (never later).
+    # From FRESH_SAT_SIDE on the backtrack search gets a short while only, deadline or not: SAT
+    # proves what it leaves, and a search that ran to the deadline would leave SAT no time.
     limited = deadline is not None and deadline.remaining() is not None
     limit: float | Deadline = deadline if limited and deadline is not None else PROOF_SECONDS
+    if geometry.n >= FRESH_SAT_SIDE:
+        remaining = None if deadline is None else deadline.remaining()
+        short = PROOF_SECONDS_SAT_SIDE * puzzles.shape[0]
+        limit = PROOF_SECONDS_SAT_SIDE if remaining is None else Deadline(min(short, remaining))
     run = search_batch(geometry, puzzles, limit=2, keep=True, time_limit=limit)
     found: dict[int, list[np.ndarray]] = {}
     for owner, grid in zip(run.owner, run.solutions, strict=True):
@@ -553,6 +564,7 @@ def generate_puzzles(
     rated: bool = False,
     max_attempts: int | None = None,
     time_limit: float | Deadline | None = None,
+    executor: Executor | None = None,
 ) -> Iterator[Generated]:
     """Up to ``count`` minimal puzzles from ``seed``, attempt after attempt, with targets.
 
@@ -561,7 +573,10 @@ def generate_puzzles(
     (the required rules join ``rules``); ``rated``: rate every puzzle without filtering;
     ``symmetric``: half-turn symmetric givens, minimal among pairs.  The iterator stops early,
     with fewer puzzles, when ``max_attempts`` attempts are spent or the time limit (seconds for
-    the whole batch, or a ``Deadline``) passes.
+    the whole batch, or a ``Deadline``) passes.  ``executor``: where runs of attempts are carved
+    (and rated) below ``carve.REGION_SIDE``, the same puzzles in the same order as here (each
+    attempt has its own random stream); from 25x25 on the attempts run here, one after the other
+    (whether a grid is given up depends on the grids given up before it).
     """
     _check_request(geometry, count, seed, level)
     deadline = None if time_limit is None else Deadline.of(time_limit)
@@ -571,6 +586,10 @@ def generate_puzzles(
         chosen |= {rule.name for _, hits in wanted for rule in hits}
         rules = tuple(rule for rule in RULES if rule.name in chosen)
     if count == 0:
+        return
+    if executor is not None and executor.parallel and geometry.n < REGION_SIDE:
+        yield from _generate_on(executor, geometry, count, seed, level, rules, require, symmetric, rated,
+                                max_attempts, deadline)  # fmt: skip
         return
     filtered = level is not None or bool(wanted)
     per_batch = max(1, _BATCH_CELLS // geometry.cells)
@@ -605,6 +624,125 @@ def generate_puzzles(
             attempt += size
     finally:
         oracle.close()
+
+
+# -- the same on an executor: runs of attempts carved in worker processes ------------------------
+
+#: What became of one attempt in a worker: made (the puzzle), rejected by a target, given up,
+#: stopped by the deadline, or crashed (the worker's error).
+_MADE, _REJECTED, _GIVEN_UP, _STOPPED, _CRASHED = "made", "rejected", "given up", "stopped", "crashed"
+_Outcome = tuple[str, Generated | str | None]
+
+
+@dataclass(frozen=True, slots=True)
+class _Attempts:
+    """A chunk of a batch on an executor: attempts ``start`` .. ``start + size - 1`` of ``seed``, the
+    targets (rules by name, None: the default rules), and the deadline's wall-clock end."""
+
+    p: int
+    q: int
+    seed: int
+    start: int
+    size: int
+    symmetric: bool
+    rules: tuple[str, ...] | None
+    level: str | None
+    require: tuple[str, ...]
+    rated: bool
+    end: float | None
+
+
+#: A worker's SAT solver for the carving's heavy tail, per box shape (its formula costs 1 s on
+#: 16x16: made on the first question, kept for the worker's next chunks as a batch here keeps one).
+_worker_oracles: dict[tuple[int, int], _SatOracle] = {}
+
+
+def _run_attempts(chunk: _Attempts) -> list[_Outcome]:
+    """One outcome per attempt of the chunk, in attempt order (``_Outcome``)."""
+    geometry = Geometry(chunk.p, chunk.q)
+    deadline = Deadline.until(chunk.end)
+    oracle = _worker_oracles.get((chunk.p, chunk.q))
+    if oracle is None:
+        oracle = _worker_oracles[chunk.p, chunk.q] = _SatOracle(geometry, deadline)
+    oracle.deadline = deadline
+    rules = None if chunk.rules is None else select_rules(chunk.rules)
+    wanted = required_rules(chunk.require)
+    attempts = np.arange(chunk.start, chunk.start + chunk.size)
+    outcomes: list[_Outcome] = []
+    for generated in _made(geometry, chunk.seed, attempts, chunk.symmetric, deadline, None, oracle):
+        if generated is None:
+            outcomes.append((_GIVEN_UP, None))
+            continue
+        kept = _target(generated, rules, chunk.level, wanted, chunk.rated, deadline)
+        if kept is None and deadline is not None and deadline.expired():
+            break
+        outcomes.append((_REJECTED, None) if kept is None else (_MADE, kept))
+    return outcomes + [(_STOPPED, None)] * (chunk.size - len(outcomes))
+
+
+def _crashed_attempts(chunk: _Attempts, why: str) -> list[_Outcome]:
+    return [(_CRASHED, why)] * chunk.size
+
+
+_ATTEMPTS_WORK: Work[_Attempts, _Outcome] = Work(_run_attempts, _crashed_attempts)
+
+
+def _generate_on(
+    executor: Executor,
+    geometry: Geometry,
+    count: int,
+    seed: int,
+    level: str | None,
+    rules: Sequence[Rule] | None,
+    require: Sequence[str],
+    symmetric: bool,
+    rated: bool,
+    max_attempts: int | None,
+    deadline: Deadline | None,
+) -> Iterator[Generated]:
+    """``generate_puzzles`` with runs of attempts carved where ``executor`` says, read in order."""
+    names = None if rules is None else tuple(rule.name for rule in rules)
+    filtered = level is not None or bool(require)
+    per_batch = max(1, _BATCH_CELLS // geometry.cells)
+    # Without a target every attempt below 25x25 makes a puzzle: cut the first ``count`` attempts
+    # so that every worker gets several runs; with one, runs as long as here.
+    workers = executor.jobs if executor.cluster is None else 2 * usable_cores()
+    first = per_batch if filtered else max(1, min(per_batch, -(-count // (4 * max(workers, 1)))))
+
+    def chunks() -> Iterator[_Attempts]:
+        start = 0
+        while max_attempts is None or start < max_attempts:
+            size = first if start < count or filtered else per_batch
+            if max_attempts is not None:
+                size = min(size, max_attempts - start)
+            end = None if deadline is None else deadline.wall_end()
+            yield _Attempts(geometry.p, geometry.q, seed, start, size, symmetric, names, level,
+                            tuple(require), rated, end)  # fmt: skip
+            start += size
+
+    runs = chunks()
+    # Local workers are forked: the first run is carved here, so that they inherit the kernels it
+    # loaded (0.2 s of CPU a process on 16x16); the workers start when the rest is read.
+    first_run = next(runs, None) if executor.jobs > 1 and executor.cluster is None else None
+    here = [] if first_run is None else _run_attempts(first_run)
+    results = run_ordered(_ATTEMPTS_WORK, runs, executor)
+    made = attempt = 0
+    try:
+        for kind, value in itertools.chain(here, results):
+            if kind == _CRASHED:
+                why = f"attempt {attempt} of seed {seed} failed in a worker: {value}"
+                raise SudokuCpError(f"generator: {why}")
+            if kind == _STOPPED:
+                return
+            if kind == _MADE:
+                assert isinstance(value, Generated)
+                made += 1
+                yield value
+                if made == count:
+                    return
+            attempt += 1
+    finally:
+        results.close()  # stops what is still out on the workers
 
 
 def _target(

@@ -1,7 +1,7 @@
 """Whole-process speed of ``sudoku-cp rate`` on generated minimal puzzles, next to the SAT backend.
 
     .venv/bin/python benchmarks/rate_speed.py [--count 2000] [--large 10000] [--seed 1] [--count16 20]
-                                              [--repeat 3] [--jobs 2]
+                                              [--repeat 3] [--jobs 2] [--pads DIR [--pads-only]]
     .venv/bin/python benchmarks/rate_speed.py --by-rule [--count 2000] [--seed 1]
 
 1. Generate ``--large`` minimal 9x9 puzzles (``deduction.generate``, seeded: the puzzles
@@ -20,6 +20,12 @@
      warm-up of 20 puzzles): what the rules cost without start-up;
    - 16x16 (4x4 boxes): ``sudoku-cp generate --box 4x4 --count N16 --seed S`` (generation
      speed), then ``sudoku-cp rate`` on what it printed.
+   - with ``--pads DIR`` (a checkout of https://github.com/jfinkels/PADS, Eppstein's pure-Python
+     PADS ported to Python 3; default: ``$PADS_DIR``; left out when absent): PADS rating the
+     larger file (``benchmarks/pads_rate.py``, one core: PADS is single-threaded) and
+     ``sudoku-cp rate`` on it as a user runs it (every core, the default), the two alternated
+     ``--repeat`` times, and the ratio of their best walls: issue 26 asks ``rate`` for at least
+     10x PADS.
 3. Print the machine line, the figures and a Markdown table (the one in benchmarks/README.md), and
    write ``benchmarks/results/rate_speed.json``.
 
@@ -103,6 +109,19 @@ def _run(argv: list[str], repeat: int, out: Path | None = None) -> tuple[float, 
     return min(walls), min(cpus)
 
 
+def _alternated(runs: list[list[str]], repeat: int) -> list[tuple[float, float]]:
+    """Best wall and CPU seconds of each whole process, the processes run in turn ``repeat`` times:
+    this VM's speed swings within seconds, and a ratio must compare runs of the same moment."""
+    walls: list[list[float]] = [[] for _ in runs]
+    cpus: list[list[float]] = [[] for _ in runs]
+    for _ in range(repeat):
+        for k, argv in enumerate(runs):
+            wall, cpu = _run(argv, 1)
+            walls[k].append(wall)
+            cpus[k].append(cpu)
+    return [(min(w), min(c)) for w, c in zip(walls, cpus, strict=True)]
+
+
 #: Bands of rating for ``--by-rule`` (upper ends; singles and locked candidates first).
 _BANDS = (
     (3.0, "< 3.0"),
@@ -178,6 +197,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs of each process (best kept)")
     parser.add_argument("--jobs", type=int, default=2, help="rate --jobs J rows (default 2; 1: none)")
     parser.add_argument("--by-rule", action="store_true", help="profile the rating per rule and band instead")
+    parser.add_argument(
+        "--pads",
+        type=Path,
+        default=os.environ.get("PADS_DIR"),
+        metavar="DIR",
+        help="a checkout of github.com/jfinkels/PADS: time PADS against rate (default: $PADS_DIR)",
+    )
+    parser.add_argument("--pads-only", action="store_true", help="only the PADS rows (with --pads)")
     args = parser.parse_args()
     if args.by_rule:
         sample = generate_puzzles(geometry_for_size(9, (3, 3)), args.count, args.seed)
@@ -213,13 +240,18 @@ def main() -> None:
         jobs.append(("rate, one 9x9 puzzle (start-up)", [*program, "rate", str(one), "--json"], 1))
         for warm in (["rate", str(one)], ["explain", str(one)], ["solve", str(one)]):  # bytecode written
             subprocess.run([*program, *warm], stdout=subprocess.DEVNULL, env=_ENVIRONMENT, check=False)
+        if args.pads_only:
+            jobs, args.count16 = [], 0
         for label, argv, count in jobs:
             now = load_average()
             wall, cpu = _run(argv, args.repeat)
             rows.append((label, count, wall, cpu, now))
-        now = load_average()
-        wall, cpu = _in_process(Path(tmp) / f"minimal9_{args.count}.txt", args.repeat)
-        rows.append((f"rate in this process, the {args.count:,} (no start-up)", args.count, wall, cpu, now))
+        if not args.pads_only:
+            now = load_average()
+            wall, cpu = _in_process(Path(tmp) / f"minimal9_{args.count}.txt", args.repeat)
+            rows.append(
+                (f"rate in this process, the {args.count:,} (no start-up)", args.count, wall, cpu, now)
+            )
         sixteen = Path(tmp) / "minimal16.txt"
         generate16 = [
             *program,
@@ -240,7 +272,26 @@ def main() -> None:
             now = load_average()
             wall, cpu = _run(rate16, args.repeat)
             rows.append(("rate, 16x16 (the generated puzzles)", got16, wall, cpu, now))
+        ratio = None
+        if args.pads is not None and not (args.pads / "pads" / "sudoku.py").is_file():
+            print(f"--pads {args.pads}: no pads/sudoku.py there; PADS left out")
+        elif args.pads is not None:
+            count = args.large or args.count
+            nine = Path(tmp) / f"minimal9_{count}.txt"
+            pads_argv = [*program[:-1], sys.executable, str(Path(__file__).with_name("pads_rate.py"))]
+            now = load_average()
+            (pads_wall, pads_cpu), (ours_wall, ours_cpu) = _alternated(
+                [[*pads_argv, str(args.pads), str(nine)], [*unpinned, "rate", str(nine), "--json"]],
+                args.repeat,
+            )
+            rows.append((f"PADS (pure Python), the same {count:,}", count, pads_wall, pads_cpu, now))
+            rows.append(
+                (f"rate (every core, the default), the same {count:,}", count, ours_wall, ours_cpu, now)
+            )
+            ratio = pads_wall / ours_wall if ours_wall > 0 else 0.0
     report = {"machine": machine(), "load": load, "seed": args.seed, "runs": []}
+    if ratio is not None:
+        report["rate_over_pads"] = round(ratio, 2)
     lines = [
         "| whole process, one core unless said | puzzles | wall s | puzzles/s (wall) | CPU s"
         " | puzzles/s (CPU) | load before |",
@@ -253,6 +304,8 @@ def main() -> None:
             {"run": label, "puzzles": count, "wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "load": now}
         )
     print("\n".join(lines))
+    if ratio is not None:
+        print(f"rate against PADS (best walls, alternated): {ratio:.1f}x (issue 26: at least 10x)")
     out = ROOT / "benchmarks" / "results" / "rate_speed.json"
     out.write_text(json.dumps(report, indent=1) + "\n")
     print(f"written {out.relative_to(ROOT)}")

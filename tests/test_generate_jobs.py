@@ -81,7 +81,7 @@ def test_cli_jobs_gives_the_lines_of_one_process(capsys: pytest.CaptureFixture[s
 
 def test_cli_jobs_left_out_use_every_core_for_big_batches_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """Without --jobs: one process per core from AUTO_JOBS_FROM puzzles' worth of work (a 16x16
-    attempt weighs ten 9x9 ones; a target counts its attempts), else here."""
+    attempt weighs 32 9x9 ones; a target counts its attempts), else here."""
     from sudoku_cp.cli import common
 
     asked: list[int] = []
@@ -97,7 +97,8 @@ def test_cli_jobs_left_out_use_every_core_for_big_batches_only(monkeypatch: pyte
     cases = [
         (["--box", "3x3", "--count", "5"], 1),
         (["--box", "3x3", "--count", "100"], cores),
-        (["--box", "4x4", "--count", "10"], cores),
+        (["--box", "4x4", "--count", "4"], cores),
+        (["--box", "4x4", "--count", "3"], 1),
         (["--box", "3x3", "--count", "1", "--level", "easy"], cores),  # 1,000 attempts at most
         (["--box", "3x3", "--count", "100", "--jobs", "1"], 1),
     ]

@@ -68,9 +68,9 @@ note on standard error naming the claim, and the command exits with 3.
 
 Batches run in runs of attempts, here, on --jobs N local processes or on a Dask cluster
 (--cluster): the same puzzles in the same order (each attempt of a seed has its own random
-stream).  Without --jobs a batch worth 500 9x9 puzzles or more (a 16x16 weighs ten; with --level
-or --require, every attempt allowed counts) runs on one process per usable core, a smaller one
-here; from 25x25 on the attempts run here, one after the other.
+stream).  Without --jobs a batch worth 500 9x9 puzzles or more (a 12x12 weighs 6, a 16x16
+32; with --level or --require, every attempt allowed counts) runs on one process per usable
+core, a smaller one here; from 25x25 on the attempts run here, one after the other.
 
 Speed (per CPU second, whole batch, unrated; benchmarks/README.md): 9x9 1,000-1,600 puzzles,
 16x16 about 45-50 (--symmetric 75); 25x25 one puzzle in 4-40 (median 22; most of it SAT tests);
@@ -232,9 +232,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _work(geometry: Geometry, attempts: int) -> int:
-    """A batch's work in 9x9 puzzles, for ``--jobs`` left out (``common.AUTO_JOBS_FROM``): a 16x16
-    attempt costs about ten 9x9 ones (its cells squared)."""
-    return attempts * max(1, round((geometry.cells / 81) ** 2))
+    """A batch's work in 9x9 puzzles, for ``--jobs`` left out (``common.AUTO_JOBS_FROM``): an
+    attempt costs about the cube of its cells' ratio to 9x9 (12x12 about 4x, 16x16 about 40x here)."""
+    return attempts * max(1, round((geometry.cells / 81) ** 3))
 
 
 def _certify(

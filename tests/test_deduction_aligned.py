@@ -253,3 +253,55 @@ def test_aligned_exclusion_sees_a_change_among_the_excluding_cells_only(degree: 
             removed = {int(c) for c in step.eliminations[:, 0]}
             outside += cell not in step.cells[:degree] and bool(removed)
     assert outside  # some step's base cells kept their candidates: only an excluding cell changed
+
+
+def _first_base(board: Board, degree: int) -> tuple[tuple[int, ...], set[tuple[int, int]]] | None:
+    """The first base in cell order (plain enumeration) that removes something with an excluding
+    cell holding only its digits, and what it removes: the base the compiled search must find."""
+    n = board.n
+    open_cells = [c for c in range(n * n) if board.values[c] == 0 and board.cand[c].sum() >= 2]
+    digits = {c: [int(d) for d in np.flatnonzero(board.cand[c])] for c in open_cells}
+    for base in itertools.combinations(open_cells, degree):
+        union = set().union(*(digits[b] for b in base))
+        excluding = [
+            e
+            for e in open_cells
+            if len(digits[e]) <= degree and set(digits[e]) <= union and all(_sees(board, e, b) for b in base)
+        ]
+        if not excluding:
+            continue
+        used: list[set[int]] = [set() for _ in base]
+        for combo in itertools.product(*(digits[b] for b in base)):
+            if any(
+                combo[i] == combo[j] and _sees(board, base[i], base[j])
+                for i, j in itertools.combinations(range(degree), 2)
+            ):
+                continue
+            if any(set(digits[e]) <= set(combo) for e in excluding):
+                continue
+            for i, d in enumerate(combo):
+                used[i].add(d)
+        gone = {(b, d) for i, b in enumerate(base) for d in digits[b] if d not in used[i]}
+        if gone:
+            return base, gone
+    return None
+
+
+@pytest.mark.parametrize(("geometry", "seed"), [(g, s) for g in (G23, G9) for s in range(6)])
+def test_aligned_exclusion_takes_the_first_base_in_cell_order(geometry: Geometry, seed: int) -> None:
+    """The search passes over pairs that cannot remove anything (no digit of either cell has the
+    other's digits among those its excluding cells pair with it): the base it returns is still
+    the first in cell order that removes something, as plain enumeration finds it."""
+    found = 0
+    for k in range(4):
+        board, _ = random_board(geometry, 100 * seed + k, blank=0.7, drop=0.3 + 0.1 * k)
+        for degree in (2, 3) if geometry is G23 else (2,):
+            aligned._barren.clear()
+            step = aligned_exclusion(board, degree)
+            first = _first_base(board, degree)
+            assert (step is None) == (first is None)
+            if step is not None and first is not None:
+                found += 1
+                assert tuple(step.cells[:degree]) == first[0]
+                assert {(int(c), int(d)) for c, d in step.eliminations} == first[1]
+    assert found

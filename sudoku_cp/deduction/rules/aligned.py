@@ -162,6 +162,10 @@ def _aligned(
     for c in range(ncell):
         for t in range(words):
             near[c, t] = sees[c, t] & exbits[t]
+    # pairs: partner[c, x], the digits the excluding cells c sees pair with x (all that can block x)
+    partner = np.zeros((ncell if degree == 2 else 0, n), np.int64)
+    if degree == 2:
+        _partners(exbits, masks, sees, partner)
     base = np.empty(3, np.int64)
     common = np.empty(words, np.uint64)
     common3 = np.empty(words, np.uint64)
@@ -206,6 +210,12 @@ def _aligned(
                 if degree == 2:
                     if not (moved or peers_moved):
                         continue  # as in ``before``: it removes nothing
+                    see = _has(sees[a], b)
+                    if not (
+                        _may_lose(masks[a], masks[b], partner[a], see)
+                        or _may_lose(masks[b], masks[a], partner[b], see)
+                    ):
+                        continue  # no digit of either cell is blocked in every combination
                     found = _try_base(base, degree, masks, n, sees, common, excl, keep, out, used)
                     if found:
                         return found
@@ -234,6 +244,49 @@ def _aligned(
                         if found:
                             return found
     return 0
+
+
+@numba.njit(cache=True)
+def _partners(
+    exbits: np.ndarray, masks: np.ndarray, sees: np.ndarray, partner: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    """``partner[c, x]`` |= the other digit of every excluding cell of a pair (two digits) that c
+    sees and that holds x: the only digits that such a cell can forbid beside x."""
+    words = exbits.shape[0]
+    one = np.uint64(1)
+    for t in range(words):
+        bits = exbits[t]
+        while bits:
+            e = t * 64 + _lowest(bits)
+            bits &= bits - one
+            held = masks[e]
+            x = _lowest(np.uint64(held))
+            y = _lowest(np.uint64(held & (held - np.int64(1))))
+            for u in range(words):
+                cells = sees[e, u]
+                while cells:
+                    c = u * 64 + _lowest(cells)
+                    cells &= cells - one
+                    partner[c, x] |= np.int64(1) << y
+                    partner[c, y] |= np.int64(1) << x
+
+
+@numba.njit(cache=True, inline="always")
+def _may_lose(
+    mine: np.int64, other: np.int64, partner: np.ndarray, see: bool
+) -> bool:  # pragma: no cover - compiled
+    """Whether a digit x of a pair cell (``mine``) can be blocked with every digit of the other
+    cell (``other``): ``_allowed_pair`` blocks at most x (the cells seeing each other) and
+    ``partner[x]`` (the excluding cells both see are among those the first sees), so unless
+    ``other`` lies within those for some x, the pair removes nothing from this cell."""
+    rest = mine
+    while rest:
+        x = _lowest(np.uint64(rest))
+        rest &= rest - np.int64(1)
+        bit = np.int64(1) << x
+        if other & ~((bit if see else np.int64(0)) | partner[x]) == 0:
+            return True
+    return False
 
 
 @numba.njit(cache=True, inline="always")

@@ -175,3 +175,41 @@ def test_victims_are_the_open_candidates_weak_linked_to_both_ends() -> None:
         assert victims(board, a, b, keep) == expected
         some += bool(expected)
     assert some > 50
+
+
+def test_a_grouped_elimination_removes_the_digit_from_every_open_cell_seeing_both_end_nodes() -> None:
+    """``aic._grouped_gone`` against its definition, on random walks of random boards: the target,
+    and every open cell holding the digit, outside the walk, that sees every cell of the two end
+    nodes (a group is one node of several cells)."""
+    from sudoku_cp.deduction.rules.aic import _grouped_gone
+
+    g = geometry_for_size(9, (3, 3))
+    peers = [
+        set(row) for row in Board(g, np.zeros(81, np.int16), np.ones((81, 9), np.uint8)).tables.peers.tolist()
+    ]
+    rng = np.random.default_rng(7)
+    some = 0
+    for _ in range(300):
+        cand = (rng.random((81, 9)) < 0.5).astype(np.uint8)
+        values = np.where(rng.random(81) < 0.2, 1, 0).astype(np.int16)
+        board = Board(g, values, cand)
+        digit = int(rng.integers(9))
+        # nodes: one cell, or two or three cells of one box row (a group)
+        walk = []
+        for _ in range(int(rng.integers(3, 6))):
+            start = int(rng.integers(81))
+            width = int(rng.integers(1, 4 - start % 3))
+            walk.append(tuple(range(start, start + width)))
+        target = int(rng.integers(81))
+        inside = {c for node in walk for c in node}
+        ends = [*walk[1], *walk[-1]]
+        expected = {
+            (c, digit)
+            for c in range(81)
+            if values[c] == 0 and cand[c, digit] and c not in inside and all(e in peers[c] for e in ends)
+        } | {(target, digit)}
+        got = _grouped_gone(board, walk, target, digit)
+        assert got == expected
+        assert all(type(c) is int for c, _ in got)
+        some += len(got) > 1
+    assert some

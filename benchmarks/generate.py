@@ -13,15 +13,24 @@ is shared, so the ratios of one run are what compare):
    search per given, the previous default there) against carving by count (``carve``'s
    ``by_count``, the default from ``BY_COUNT_SIDE`` on), both kinds, and the ratio.
 
-Run: ``.venv/bin/python benchmarks/generate.py [--count9 500] [--count16 20] [--limit 120]``;
+3. whole process, as a user runs it: ``sudoku-cp generate --box 3x3 --count 4*COUNT9`` and
+   ``--box 4x4 --count 4*COUNT16``, one process (``--jobs 1``) against the default (from 500 9x9
+   puzzles' worth of work, one process per core), alternated ``--repeat`` times, best wall
+   seconds, puzzles per wall second, and the outputs compared (the same lines).
+
+Run: ``.venv/bin/python benchmarks/generate.py [--count9 500] [--count16 20] [--limit 120] [--repeat 3]``;
 results go to the table of ``benchmarks/README.md`` by hand (with the machine line printed).
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 from common import load_average, machine
@@ -64,6 +73,29 @@ def _timed(make: Callable[[], list[object]]) -> tuple[int, float, float]:
     return len(items), time.process_time() - cpu, time.perf_counter() - wall
 
 
+def _whole_process(box: str, count: int, seed: int, repeat: int) -> None:
+    """``sudoku-cp generate`` with ``--jobs 1`` and without, alternated: best walls, same output."""
+    program = shutil.which("sudoku-cp") or str(Path(sys.executable).with_name("sudoku-cp"))
+    argv = [program, "generate", "--box", box, "--count", str(count), "--seed", str(seed), "--no-progress"]
+    runs = {"--jobs 1": [*argv, "--jobs", "1"], "every core (default)": argv}
+    walls: dict[str, list[float]] = {name: [] for name in runs}
+    outputs: dict[str, str] = {}
+    load = load_average()
+    for _ in range(repeat):
+        for name, command in runs.items():
+            wall = time.perf_counter()
+            done = subprocess.run(command, capture_output=True, text=True, check=True)
+            walls[name].append(time.perf_counter() - wall)
+            outputs[name] = done.stdout
+    same = len(set(outputs.values())) == 1
+    for name, times in walls.items():
+        best = min(times)
+        print(
+            f"| {box}, whole process, {name} | {count} | | {best:.2f} | {count / best:.1f} per wall s "
+            f"| | {'same lines' if same else 'LINES DIFFER'} | {load} |"
+        )
+
+
 def main() -> None:
     """Print the generation table (markdown) and the machine it was measured on."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -71,6 +103,7 @@ def main() -> None:
     parser.add_argument("--count16", type=int, default=20)
     parser.add_argument("--limit", type=float, default=120.0, help="seconds for one 25x25 / 36x36 puzzle")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=3, help="alternated runs of each whole process")
     args = parser.parse_args()
     print(f"machine: {machine()}; load before: {load_average()}")
     for box in ((2, 3), (3, 3), (3, 4), (4, 4)):  # compile every kernel before timing
@@ -121,6 +154,8 @@ def main() -> None:
             ratio = rates[(grid, "symmetric")] / rates[(grid, "old")]
             row = f"| {grid} | old (symmetric, SAT per pair) | {made} | {cpu:.2f} | {wall:.2f} "
             print(f"{row}| {made / cpu:.1f} | | symmetric / old: {ratio:.1f}x | {load_average()} |")
+    _whole_process("3x3", 4 * args.count9, args.seed, args.repeat)
+    _whole_process("4x4", 4 * args.count16, args.seed, args.repeat)
     for box in ((5, 5), (6, 6)):
         geometry = Geometry(*box)
         grid = f"{geometry.n}x{geometry.n}"

@@ -176,10 +176,11 @@ def test_a_stopped_or_over_budget_block_answers_unknown_never_no_witness() -> No
     assert got.status == STOPPED and got.answers == []
     got = block_tests(geometry, puzzle, solution, block, False, deadline=None, head_start=0, per_call=0)
     assert got.status == ABANDONED and got.asked == 1 and len(got.answers) < len(block)
-    # A grid allowance that covers the block's own spending answers all of it, the same answers.
+    # A grid allowance that covers the block's own spending answers all of it, the same answers
+    # (one conflict more: a call whose budget runs out at its last conflict is cut there).
     full = block_tests(geometry, puzzle, solution, block, False, deadline=None)
     capped = block_tests(
-        geometry, puzzle, solution, block, False, deadline=None, head_start=full.spent, per_call=0
+        geometry, puzzle, solution, block, False, deadline=None, head_start=full.spent + 1, per_call=0
     )
     assert capped.status == ANSWERED and capped.spent == full.spent and capped.asked == full.asked
     # A grid past its judged calls (``window``) is carved to its end whatever it spends.
@@ -189,6 +190,23 @@ def test_a_stopped_or_over_budget_block_answers_unknown_never_no_witness() -> No
     assert late.status == ANSWERED and late.spent == full.spent
 
     assert all(found is not False for found in got.answers)  # a minimal puzzle: every given stays
+
+
+def test_a_grid_over_its_allowance_stops_at_it_not_a_round_later() -> None:
+    """A SAT call the grid's allowance cuts stops near the allowance (CaDiCaL's budget overshoots
+    by a few conflicts), not at the end of a 1,000-conflict round: a grid given up costs its
+    allowance only.  The block's first test needs 36 conflicts; with 10 allowed it is cut."""
+    from sudoku_cp.deduction.sat_oracle import ROUND_CONFLICTS, block_tests
+    from sudoku_cp.native.carve import ABANDONED
+
+    geometry = Geometry(4, 4)
+    puzzle, solution = _minimal(geometry, 3)
+    block = [int(c) for c in np.flatnonzero(puzzle)[:16]]
+    first = block_tests(geometry, puzzle, solution, block[:1], False, deadline=None)
+    assert first.asked == 1 and 10 < first.spent < ROUND_CONFLICTS
+    got = block_tests(geometry, puzzle, solution, block, False, deadline=None, head_start=10, per_call=0)
+    assert got.status == ABANDONED and got.asked == 1 and got.answers == []
+    assert got.spent < first.spent
 
 
 @pytest.mark.parametrize("symmetric", [False, True])

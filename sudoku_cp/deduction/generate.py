@@ -99,21 +99,25 @@ PROOF_SECONDS_SAT_SIDE = 0.25
 #: 9.0 s against 26-29 s for one incremental CaDiCaL, the same answers.
 FRESH_SAT_SIDE = 25
 #: From ``carve.REGION_SIDE`` on the SAT tests go in blocks (``sat_oracle.block_tests``); a grid
-#: whose tests spend more conflicts than ``GRID_CONFLICTS`` plus ``WITNESS_CONFLICTS`` a test is
-#: given up for the seed's next attempt: conflicts, not seconds, so a seed makes the same puzzle
-#: on any machine.  On 25x25 seed 3's tests spend 150 conflicts (median), 1,256 at most (its grid
-#: carves in 10 s); seed 1's 2,221 (median), 32,514 at most (its grid carves in 330-550 s).
-WITNESS_CONFLICTS = 1000
+#: whose tests spend more conflicts than ``GRID_CONFLICTS`` plus ``WITNESS_CONFLICTS`` a test, within
+#: its first ``GIVE_UP_CALLS`` tests, is given up for the seed's next attempt: conflicts, not
+#: seconds, so a seed makes the same puzzle on any machine.  A grid's first 32 tests foretell its
+#: whole cost (25x25, 44 grids: the whole carving spends 4-8x their conflicts; grids at 2,600-7,400
+#: for their first 32 carve in 19,000-42,000 in all, those at 12,000-150,000 in 100,000-270,000
+#: or more), a grid given up there costs about 1 CPU s (0.2 s of seeding and region searches,
+#: ~8,000 conflicts), and a fifth of the grids pass: the cheap ones are worth waiting for
+#: (research/gen25.md, session 11).
+WITNESS_CONFLICTS = 200
 #: The head start of a grid's conflicts (``WITNESS_CONFLICTS``): a few hard tests early on do not
 #: give a grid up.
-GRID_CONFLICTS = 20_000
+GRID_CONFLICTS = 2000
 #: After this many grids given up in one call, the next grids are carved to the end whatever
 #: their SAT tests cost: the generator always ends (36x36: every grid so far is over budget).
-GIVE_UP_MAX = 8
-#: A grid is judged on its first this many SAT tests only (``GRID_CONFLICTS``): one given up
-#: later has spent most of its cost already (25x25 seed 1: a grid given up at its 197th test of
-#: about 200, 82.7 CPU s for the seed against 27.9 s when judged early).
-GIVE_UP_CALLS = 64
+#: With a fifth of the 25x25 grids passing, 16 given up in a row happens to 2-3 seeds in 100.
+GIVE_UP_MAX = 16
+#: A grid is judged on its first this many SAT tests only (``GRID_CONFLICTS``): later tests of a
+#: grid that passed them are rarely much harder (25x25: 5-8x the first 32 tests' conflicts in all).
+GIVE_UP_CALLS = 32
 # The longest list of known names an unknown --require name's error holds (its line: 500 at most).
 _KNOWN_CHARS = 400
 # Cells carved in one compiled call, at most (a batch of attempts): 64 9x9 puzzles, one 64x64.

@@ -305,3 +305,40 @@ def test_aligned_exclusion_takes_the_first_base_in_cell_order(geometry: Geometry
                 assert tuple(step.cells[:degree]) == first[0]
                 assert {(int(c), int(d)) for c, d in step.eliminations} == first[1]
     assert found
+
+
+def test_the_triplet_keeps_exactly_the_digits_of_its_allowed_combinations() -> None:
+    """``aligned._allowed_triplet`` (which stops once every digit is kept) against the plain
+    projection of the allowed combinations: no two seeing cells repeat a digit, and no excluding
+    cell's digits all lie in the combination."""
+    board = open_board(G9)
+    sees = aligned.sees_table(G9)
+    rng = np.random.default_rng(3)
+    lost = 0
+    for _ in range(3000):
+        base = np.sort(rng.choice([0, 1, 2, 3, 9, 10, 11, 20, 27], size=3, replace=False)).astype(np.int64)
+        masks = np.zeros(81, np.int64)
+        for c in base:
+            masks[c] = int(rng.choice(np.arange(3, 1 << 5)))
+            while bin(int(masks[c])).count("1") < 2:
+                masks[c] = int(rng.integers(3, 1 << 5))
+        excl = np.array([40 + k for k in range(int(rng.integers(1, 4)))], dtype=np.int64)
+        for e in excl:
+            masks[e] = int(rng.choice([m for m in range(3, 1 << 5) if 2 <= bin(m).count("1") <= 3]))
+        keep = np.zeros(3, np.int64)
+        aligned._allowed_triplet(base, masks, 5, sees, excl, len(excl), keep)
+        expected = [0, 0, 0]
+        digits = [[d for d in range(5) if masks[c] >> d & 1] for c in base]
+        for combo in itertools.product(*digits):
+            if any(
+                combo[i] == combo[j] and _sees(board, int(base[i]), int(base[j]))
+                for i, j in itertools.combinations(range(3), 2)
+            ):
+                continue
+            if any(all(d in combo for d in range(5) if masks[e] >> d & 1) for e in excl):
+                continue
+            for i in range(3):
+                expected[i] |= 1 << combo[i]
+        assert keep.tolist() == expected
+        lost += expected != [int(masks[c]) for c in base]
+    assert lost

@@ -49,37 +49,43 @@ def _allowed_triplet(
     keep: np.ndarray,
 ) -> None:  # fmt: skip  # pragma: no cover - compiled
     """``keep[i]``: the digits of base cell i that some allowed combination of the three uses.
-    For x in cell i and y in cell j the third cell's digit z is forbidden when it repeats x or y in
-    a unit, or when an excluding cell holds z and nothing else beyond x and y (one holding only
-    digits of x and y forbids every z); x stays at the first (y, z) left."""
-    for i in range(3):
-        j = 1 if i == 0 else 0
-        k = 1 if i == 2 else 2
-        sij = _has(sees[base[i]], base[j])
-        sik = _has(sees[base[i]], base[k])
-        sjk = _has(sees[base[j]], base[k])
-        mine, other, third = masks[base[i]], masks[base[j]], masks[base[k]]
-        keep[i] = 0
-        for x in range(n_digits):
-            bx = np.int64(1) << x
-            if not mine & bx:
+    For x in the first cell and y in the second the third cell's digit z is forbidden when it
+    repeats x or y in a unit, or when an excluding cell holds z and nothing else beyond x and y
+    (one holding only x and y forbids every z); each allowed (x, y, z) keeps all three digits, and
+    the search stops once every digit of the three cells is kept (nothing can go)."""
+    a, b, c = base[0], base[1], base[2]
+    sab = _has(sees[a], b)
+    sac = _has(sees[a], c)
+    sbc = _has(sees[b], c)
+    first, second, third = masks[a], masks[b], masks[c]
+    keep[0] = 0
+    keep[1] = 0
+    keep[2] = 0
+    for x in range(n_digits):
+        bx = np.int64(1) << x
+        if not first & bx:
+            continue
+        for y in range(n_digits):
+            by = np.int64(1) << y
+            if not second & by or (y == x and sab):
                 continue
-            for y in range(n_digits):
-                by = np.int64(1) << y
-                if not other & by or (y == x and sij):
-                    continue
-                blocked = (bx if sik else np.int64(0)) | (by if sjk else np.int64(0))
-                every = False
-                for e in range(nexcl):
-                    rest = masks[excl[e]] & ~(bx | by)
-                    if rest == 0:
-                        every = True
-                        break
-                    if rest & (rest - 1) == 0:
-                        blocked |= rest
-                if not every and third & ~blocked:
-                    keep[i] |= bx
+            blocked = (bx if sac else np.int64(0)) | (by if sbc else np.int64(0))
+            every = False
+            for e in range(nexcl):
+                rest = masks[excl[e]] & ~(bx | by)
+                if rest == 0:
+                    every = True
                     break
+                if rest & (rest - 1) == 0:
+                    blocked |= rest
+            free = third & ~blocked
+            if every or not free:
+                continue
+            keep[0] |= bx
+            keep[1] |= by
+            keep[2] |= free
+            if keep[0] == first and keep[1] == second and keep[2] == third:
+                return
 
 
 @numba.njit(cache=True)

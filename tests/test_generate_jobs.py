@@ -14,6 +14,7 @@ from sudoku_cp.deduction.generate import Generated, generate_puzzles
 from sudoku_cp.errors import SudokuCpError
 from sudoku_cp.executor import Executor, Work, usable_cores
 from sudoku_cp.geometry import Geometry
+from sudoku_cp.grid import Grid
 
 TWO = Executor(jobs=2)
 
@@ -112,3 +113,39 @@ def test_generate_help_names_jobs(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["generate", "--help"]) == 0
     text = capsys.readouterr().out
     assert "--jobs N" in text and "--cluster ADDRESS" in text and "same puzzles" in text
+
+
+def _fake_big(chunk: generate._Attempts) -> list[generate._Outcome]:
+    """A stand-in carving of one 25x25 attempt: every grid is given up while it may be."""
+    if chunk.give_up:
+        return [(generate._GIVEN_UP, None)]
+    empty = Grid.empty(Geometry(chunk.p, chunk.q))
+    return [(generate._MADE, Generated(empty, empty, chunk.start, 0, 0))]
+
+
+def test_from_25x25_attempts_go_side_by_side_and_the_first_allowed_to_end_wins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One 25x25 puzzle: attempt k may be given up while k < GIVE_UP_MAX, as in one process, so
+    the attempt that wins is the same however many run at once."""
+    monkeypatch.setattr(generate, "_ATTEMPTS_WORK", Work(_fake_big, generate._crashed_attempts))
+    monkeypatch.setattr(generate, "GIVE_UP_MAX", 5)
+    (made,) = generate_puzzles(Geometry(5, 5), 1, seed=3, executor=TWO)
+    assert made.attempt == 5
+
+
+@pytest.mark.slow
+def test_a_25x25_puzzle_made_side_by_side_is_the_one_of_one_process() -> None:
+    """Seed 2 gives its first grid up (session 11): the second core tries the next one meanwhile."""
+    alone = generate.generate_puzzle(Geometry(5, 5), 2)
+    assert alone is not None and alone.attempt >= 1
+    (both,) = generate_puzzles(Geometry(5, 5), 1, seed=2, executor=TWO)
+    assert both.attempt == alone.attempt and both.puzzle == alone.puzzle and both.solution == alone.solution
+
+
+def test_one_25x25_puzzle_is_worth_every_core_and_a_few_12x12_are_not() -> None:
+    from sudoku_cp.cli import common
+    from sudoku_cp.cli.generate import _work
+
+    assert _work(Geometry(5, 5), 1) >= common.AUTO_JOBS_FROM
+    assert _work(Geometry(3, 4), 10) < common.AUTO_JOBS_FROM <= _work(Geometry(3, 4), 100)

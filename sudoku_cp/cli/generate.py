@@ -70,7 +70,10 @@ Batches run in runs of attempts, here, on --jobs N local processes or on a Dask 
 (--cluster): the same puzzles in the same order (each attempt of a seed has its own random
 stream).  Without --jobs a batch worth 500 9x9 puzzles or more (a 12x12 weighs 6, a 16x16
 32; with --level or --require, every attempt allowed counts) runs on one process per usable
-core, a smaller one here; from 25x25 on the attempts run here, one after the other.
+core, a smaller one here.  From 25x25 on, one puzzle without a target is looked for on every
+core: the grids whose SAT tests would be given up are tried side by side, and the first attempt
+in order that makes a puzzle wins (the one a single process makes); with --count above 1,
+--level or --require the attempts run here, one after the other.
 
 Speed (per CPU second, whole batch, unrated; benchmarks/README.md): 9x9 1,000-1,600 puzzles,
 16x16 about 45-50 (--symmetric 75); 25x25 one puzzle in 4-40 (median 22; most of it SAT tests);
@@ -233,7 +236,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _work(geometry: Geometry, attempts: int) -> int:
     """A batch's work in 9x9 puzzles, for ``--jobs`` left out (``common.AUTO_JOBS_FROM``): an
-    attempt costs about the cube of its cells' ratio to 9x9 (12x12 about 4x, 16x16 about 40x here)."""
+    attempt costs about the cube of its cells' ratio to 9x9 (12x12 about 4x, 16x16 about 40x
+    here); from 25x25 on one puzzle takes seconds, worth every core."""
+    if geometry.n >= 25:
+        return max(attempts, common.AUTO_JOBS_FROM)
     return attempts * max(1, round((geometry.cells / 81) ** 3))
 
 

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numba
@@ -591,11 +591,14 @@ def generate_puzzles(
         rules = tuple(rule for rule in RULES if rule.name in chosen)
     if count == 0:
         return
-    if executor is not None and executor.parallel and geometry.n < REGION_SIDE:
+    filtered = level is not None or bool(wanted)
+    # From 25x25 on, whether a grid is given up depends on the grids given up before it: one
+    # puzzle without a target (attempt k allowed to give up while k < GIVE_UP_MAX) still can go.
+    side_by_side = geometry.n < REGION_SIDE or (count == 1 and not filtered)
+    if executor is not None and executor.parallel and side_by_side:
         yield from _generate_on(executor, geometry, count, seed, level, rules, require, symmetric, rated,
                                 max_attempts, deadline)  # fmt: skip
         return
-    filtered = level is not None or bool(wanted)
     per_batch = max(1, _BATCH_CELLS // geometry.cells)
     made = 0
     attempt = 0
@@ -641,7 +644,8 @@ _Outcome = tuple[str, Generated | str | None]
 @dataclass(frozen=True, slots=True)
 class _Attempts:
     """A chunk of a batch on an executor: attempts ``start`` .. ``start + size - 1`` of ``seed``, the
-    targets (rules by name, None: the default rules), and the deadline's wall-clock end."""
+    targets (rules by name, None: the default rules), the deadline's wall-clock end, and whether
+    a grid whose SAT tests are too hard may be given up (from 25x25 on)."""
 
     p: int
     q: int
@@ -654,6 +658,7 @@ class _Attempts:
     require: tuple[str, ...]
     rated: bool
     end: float | None
+    give_up: bool = True
 
 
 #: A worker's SAT solver for the carving's heavy tail, per box shape (its formula costs 1 s on
@@ -668,7 +673,7 @@ def _run_attempts(chunk: _Attempts) -> list[_Outcome]:
     oracle = _worker_oracles.get((chunk.p, chunk.q))
     if oracle is None:
         oracle = _worker_oracles[chunk.p, chunk.q] = _SatOracle(geometry, deadline)
-    oracle.deadline = deadline
+    oracle.deadline, oracle.give_up = deadline, chunk.give_up
     rules = None if chunk.rules is None else select_rules(chunk.rules)
     wanted = required_rules(chunk.require)
     attempts = np.arange(chunk.start, chunk.start + chunk.size)
@@ -704,10 +709,16 @@ def _generate_on(
     max_attempts: int | None,
     deadline: Deadline | None,
 ) -> Iterator[Generated]:
-    """``generate_puzzles`` with runs of attempts carved where ``executor`` says, read in order."""
+    """``generate_puzzles`` with runs of attempts carved where ``executor`` says, read in order.
+
+    From 25x25 on (one puzzle, no target) each attempt is a run of its own, as many out as there
+    are workers: most grids are given up within their first SAT tests (``GIVE_UP_CALLS``), and
+    the next ones are tried meanwhile; the first attempt in order that makes a puzzle wins, the
+    one a single process makes (attempt k may give up while k < ``GIVE_UP_MAX``)."""
     names = None if rules is None else tuple(rule.name for rule in rules)
     filtered = level is not None or bool(require)
-    per_batch = max(1, _BATCH_CELLS // geometry.cells)
+    big = geometry.n >= REGION_SIDE
+    per_batch = 1 if big else max(1, _BATCH_CELLS // geometry.cells)
     # Without a target every attempt below 25x25 makes a puzzle: cut the first ``count`` attempts
     # so that every worker gets several runs; with one, runs as long as here.
     workers = executor.jobs if executor.cluster is None else 2 * usable_cores()
@@ -721,14 +732,18 @@ def _generate_on(
                 size = min(size, max_attempts - start)
             end = None if deadline is None else deadline.wall_end()
             yield _Attempts(geometry.p, geometry.q, seed, start, size, symmetric, names, level,
-                            tuple(require), rated, end)  # fmt: skip
+                            tuple(require), rated, end, start < GIVE_UP_MAX)  # fmt: skip
             start += size
 
     runs = chunks()
+    local = executor.jobs > 1 and executor.cluster is None
     # Local workers are forked: the first run is carved here, so that they inherit the kernels it
-    # loaded (0.2 s of CPU a process on 16x16); the workers start when the rest is read.
-    first_run = next(runs, None) if executor.jobs > 1 and executor.cluster is None else None
+    # loaded (0.2 s of CPU a process on 16x16); the workers start when the rest is read.  Not
+    # from 25x25 on: there the first run is the puzzle itself as often as not.
+    first_run = next(runs, None) if local and not big else None
     here = [] if first_run is None else _run_attempts(first_run)
+    if big and local:
+        executor = replace(executor, window=executor.jobs)  # no attempts waiting in line
     results = run_ordered(_ATTEMPTS_WORK, runs, executor)
     made = attempt = 0
     try:

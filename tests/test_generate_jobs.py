@@ -149,3 +149,10 @@ def test_one_25x25_puzzle_is_worth_every_core_and_a_few_12x12_are_not() -> None:
 
     assert _work(Geometry(5, 5), 1) >= common.AUTO_JOBS_FROM
     assert _work(Geometry(3, 4), 10) < common.AUTO_JOBS_FROM <= _work(Geometry(3, 4), 100)
+
+
+def test_the_help_states_the_proof_budgets_the_generator_uses() -> None:
+    from sudoku_cp.cli import generate as cli_generate
+
+    assert cli_generate.PROOF_SECONDS == generate.PROOF_SECONDS
+    assert cli_generate.PROOF_SECONDS_SAT_SIDE == generate.PROOF_SECONDS_SAT_SIDE

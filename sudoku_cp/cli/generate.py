@@ -11,6 +11,7 @@ from . import common
 from .common import EXIT_OK, EXIT_UNKNOWN
 
 PROOF_SECONDS = 2.0  # deduction.generate.PROOF_SECONDS (not imported: the help stays light)
+PROOF_SECONDS_SAT_SIDE = 0.25  # deduction.generate.PROOF_SECONDS_SAT_SIDE, from 25x25 on
 
 if TYPE_CHECKING:
     from ..deduction.generate import Generated
@@ -43,9 +44,9 @@ allows a second solution), not given by given.
 
 Proof: every puzzle's uniqueness is proved before it is written, by paths other than the one
 that carved it: the native backtrack search counts its solutions to two (complete; its own
-kernels), and a puzzle it has not finished in {PROOF_SECONDS:g} s goes to SAT (CaDiCaL, the known
-solution blocked).  With --json each line names the path ("proof").  A puzzle not proved before
---time-limit is not written.
+kernels), and a puzzle it has not finished in {PROOF_SECONDS:g} s ({PROOF_SECONDS_SAT_SIDE:g} s from 25x25 on)
+goes to SAT (CaDiCaL, the known solution blocked).  With --json each line names the path
+("proof").  A puzzle not proved before --time-limit is not written.
 
 Output: one puzzle per line (the one-line form), ready for 'sudoku-cp solve', 'explain' or
 'rate'.  With --json: one object per puzzle with index, puzzle, solution, givens, attempt (the

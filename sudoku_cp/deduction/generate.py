@@ -724,10 +724,18 @@ def _generate_on(
     workers = executor.jobs if executor.cluster is None else 2 * usable_cores()
     first = per_batch if filtered else max(1, min(per_batch, -(-count // (4 * max(workers, 1)))))
 
+    local = executor.jobs > 1 and executor.cluster is None
+    # Local workers are forked: a first run of one attempt is carved here, so that they inherit
+    # the kernels it loaded (0.2 s of CPU a process on 16x16); the workers start when the rest is
+    # read.  Not from 25x25 on: there the first run is the puzzle itself as often as not.
+    warm = local and not big
+
     def chunks() -> Iterator[_Attempts]:
         start = 0
         while max_attempts is None or start < max_attempts:
             size = first if start < count or filtered else per_batch
+            if warm and start == 0:
+                size = 1
             if max_attempts is not None:
                 size = min(size, max_attempts - start)
             end = None if deadline is None else deadline.wall_end()
@@ -736,11 +744,7 @@ def _generate_on(
             start += size
 
     runs = chunks()
-    local = executor.jobs > 1 and executor.cluster is None
-    # Local workers are forked: the first run is carved here, so that they inherit the kernels it
-    # loaded (0.2 s of CPU a process on 16x16); the workers start when the rest is read.  Not
-    # from 25x25 on: there the first run is the puzzle itself as often as not.
-    first_run = next(runs, None) if local and not big else None
+    first_run = next(runs, None) if warm else None
     here = [] if first_run is None else _run_attempts(first_run)
     if big and local:
         executor = replace(executor, window=executor.jobs)  # no attempts waiting in line

@@ -76,9 +76,10 @@ core: the grids whose SAT tests would be given up are tried side by side, and th
 in order that makes a puzzle wins (the one a single process makes); with --count above 1,
 --level or --require the attempts run here, one after the other.
 
-Speed (per CPU second, whole batch, unrated; benchmarks/README.md): 9x9 1,000-1,600 puzzles,
-16x16 about 45-50 (--symmetric 75); 25x25 one puzzle in 4-40 (median 22; most of it SAT tests);
-36x36 does not finish within minutes yet: use --time-limit.  A target also rates or explains every attempt.
+Speed (2 cores, whole process, unrated; benchmarks/README.md): 2,000 9x9 puzzles in about 1.2 s,
+200 16x16 in 2.7 s; one 25x25 puzzle in 3-10 s (median 7 on seeds 0-9; most of it SAT tests);
+36x36 is not possible yet (its grids are given up one after the other): use --time-limit.  A
+target also rates or explains every attempt.
 
 {RULES_TABLE}
 

@@ -32,30 +32,40 @@ def _sees(board: Board, a: int, b: int) -> bool:
     return a != b and b in set(board.tables.peers[a].tolist())
 
 
-def _expected(board: Board, degree: int) -> set[tuple[int, int]]:
-    """Every candidate some base of ``degree`` cells excludes, by plain enumeration."""
+def _open_digits(board: Board) -> dict[int, list[int]]:
+    """The candidates of every open cell with two or more."""
     n = board.n
     open_cells = [c for c in range(n * n) if board.values[c] == 0 and board.cand[c].sum() >= 2]
-    digits = {c: [int(d) for d in np.flatnonzero(board.cand[c])] for c in open_cells}
-    gone: set[tuple[int, int]] = set()
-    for base in itertools.combinations(open_cells, degree):
-        excluding = [
-            e for e in open_cells if len(digits[e]) <= degree and all(_sees(board, e, b) for b in base)
-        ]
-        if not excluding:
+    return {c: [int(d) for d in np.flatnonzero(board.cand[c])] for c in open_cells}
+
+
+def _excluded(
+    board: Board, digits: dict[int, list[int]], base: tuple[int, ...], excluding: list[int]
+) -> set[tuple[int, int]]:
+    """The candidates of ``base`` that no allowed combination uses: a combination is allowed when
+    no two cells that see each other share a digit and no excluding cell's digits all lie in it."""
+    used: list[set[int]] = [set() for _ in base]
+    for combo in itertools.product(*(digits[b] for b in base)):
+        if any(
+            combo[i] == combo[j] and _sees(board, base[i], base[j])
+            for i, j in itertools.combinations(range(len(base)), 2)
+        ):
             continue
-        used: list[set[int]] = [set() for _ in base]
-        for combo in itertools.product(*(digits[b] for b in base)):
-            if any(
-                combo[i] == combo[j] and _sees(board, base[i], base[j])
-                for i, j in itertools.combinations(range(degree), 2)
-            ):
-                continue
-            if any(set(digits[e]) <= set(combo) for e in excluding):
-                continue
-            for i, d in enumerate(combo):
-                used[i].add(d)
-        gone |= {(b, d) for i, b in enumerate(base) for d in digits[b] if d not in used[i]}
+        if any(set(digits[e]) <= set(combo) for e in excluding):
+            continue
+        for i, d in enumerate(combo):
+            used[i].add(d)
+    return {(b, d) for i, b in enumerate(base) for d in digits[b] if d not in used[i]}
+
+
+def _expected(board: Board, degree: int) -> set[tuple[int, int]]:
+    """Every candidate some base of ``degree`` cells excludes, by plain enumeration."""
+    digits = _open_digits(board)
+    gone: set[tuple[int, int]] = set()
+    for base in itertools.combinations(digits, degree):
+        excluding = [e for e in digits if len(digits[e]) <= degree and all(_sees(board, e, b) for b in base)]
+        if excluding:
+            gone |= _excluded(board, digits, base, excluding)
     return gone
 
 
@@ -258,30 +268,17 @@ def test_aligned_exclusion_sees_a_change_among_the_excluding_cells_only(degree: 
 def _first_base(board: Board, degree: int) -> tuple[tuple[int, ...], set[tuple[int, int]]] | None:
     """The first base in cell order (plain enumeration) that removes something with an excluding
     cell holding only its digits, and what it removes: the base the compiled search must find."""
-    n = board.n
-    open_cells = [c for c in range(n * n) if board.values[c] == 0 and board.cand[c].sum() >= 2]
-    digits = {c: [int(d) for d in np.flatnonzero(board.cand[c])] for c in open_cells}
-    for base in itertools.combinations(open_cells, degree):
+    digits = _open_digits(board)
+    for base in itertools.combinations(digits, degree):
         union = set().union(*(digits[b] for b in base))
         excluding = [
             e
-            for e in open_cells
+            for e in digits
             if len(digits[e]) <= degree and set(digits[e]) <= union and all(_sees(board, e, b) for b in base)
         ]
         if not excluding:
             continue
-        used: list[set[int]] = [set() for _ in base]
-        for combo in itertools.product(*(digits[b] for b in base)):
-            if any(
-                combo[i] == combo[j] and _sees(board, base[i], base[j])
-                for i, j in itertools.combinations(range(degree), 2)
-            ):
-                continue
-            if any(set(digits[e]) <= set(combo) for e in excluding):
-                continue
-            for i, d in enumerate(combo):
-                used[i].add(d)
-        gone = {(b, d) for i, b in enumerate(base) for d in digits[b] if d not in used[i]}
+        gone = _excluded(board, digits, base, excluding)
         if gone:
             return base, gone
     return None

@@ -156,3 +156,10 @@ def test_the_help_states_the_proof_budgets_the_generator_uses() -> None:
 
     assert cli_generate.PROOF_SECONDS == generate.PROOF_SECONDS
     assert cli_generate.PROOF_SECONDS_SAT_SIDE == generate.PROOF_SECONDS_SAT_SIDE
+
+
+def test_the_cli_knows_the_side_where_attempts_go_side_by_side() -> None:
+    from sudoku_cp.cli import generate as cli_generate
+    from sudoku_cp.native import carve
+
+    assert cli_generate.REGION_SIDE == carve.REGION_SIDE

@@ -12,6 +12,7 @@ from .common import EXIT_OK, EXIT_UNKNOWN
 
 PROOF_SECONDS = 2.0  # deduction.generate.PROOF_SECONDS (not imported: the help stays light)
 PROOF_SECONDS_SAT_SIDE = 0.25  # deduction.generate.PROOF_SECONDS_SAT_SIDE, from 25x25 on
+REGION_SIDE = 25  # native.carve.REGION_SIDE: from this side on a puzzle is carved by block SAT tests
 
 if TYPE_CHECKING:
     from ..deduction.generate import Generated
@@ -240,7 +241,7 @@ def _work(geometry: Geometry, attempts: int) -> int:
     """A batch's work in 9x9 puzzles, for ``--jobs`` left out (``common.AUTO_JOBS_FROM``): an
     attempt costs about the cube of its cells' ratio to 9x9 (12x12 about 4x, 16x16 about 40x
     here); from 25x25 on one puzzle takes seconds, worth every core."""
-    if geometry.n >= 25:
+    if geometry.n >= REGION_SIDE:
         return max(attempts, common.AUTO_JOBS_FROM)
     return attempts * max(1, round((geometry.cells / 81) ** 3))
 

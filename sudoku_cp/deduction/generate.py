@@ -75,6 +75,8 @@ __all__ = [
     "GIVE_UP_CALLS",
     "GIVE_UP_MAX",
     "GRID_CONFLICTS",
+    "SPECULATE_CONFLICTS",
+    "SPECULATE_SIDE",
     "WITNESS_CONFLICTS",
     "LEVEL_NAMES",
     "PROOF_SECONDS",
@@ -115,6 +117,14 @@ GRID_CONFLICTS = 2000
 #: their SAT tests cost: the generator always ends (36x36: every grid so far is over budget).
 #: With a fifth of the 25x25 grids passing, 16 given up in a row happens to 2-3 seeds in 100.
 GIVE_UP_MAX = 16
+#: From this side on (single givens, not symmetric pairs) no grid is given up: every grid's tests
+#: are hard there (36x36: 8,000-600,000 conflicts and more for a given that can go, once the
+#: puzzle holds under about 52 % of its cells), so a test that spends ``SPECULATE_CONFLICTS``
+#: takes its given out on speculation, and ``sat_oracle.repair`` then makes the puzzle unique
+#: again, keeping a witness for every given (research/gen25.md, session 12).
+SPECULATE_SIDE = 36
+#: The conflicts of one speculative test (36x36: about 0.3-0.7 s).
+SPECULATE_CONFLICTS = 5000
 #: A grid is judged on its first this many SAT tests only (``GRID_CONFLICTS``): later tests of a
 #: grid that passed them are rarely much harder (25x25: 5-8x the first 32 tests' conflicts in all).
 GIVE_UP_CALLS = 32
@@ -224,6 +234,11 @@ def fill_givens(
 # -- SAT: the carving's heavy tail ---------------------------------------------------------------
 
 
+def _speculates(geometry: Geometry, symmetric: bool) -> bool:
+    """Whether the carving's SAT tests take givens out on speculation (``SPECULATE_SIDE``)."""
+    return geometry.n >= SPECULATE_SIDE and not symmetric
+
+
 class _SatOracle:
     """The empty grid's CNF in one incremental CaDiCaL: "a solution keeping these givens, with
     this cell holding another digit?" (``carve.Oracle``).  Made on the first question."""
@@ -327,6 +342,7 @@ class _SatOracle:
         the grid within ``GRID_CONFLICTS`` plus ``WITNESS_CONFLICTS`` a call."""
         from .sat_oracle import block_tests
 
+        speculate = _speculates(self.geometry, symmetric)
         return block_tests(
             self.geometry,
             puzzle,
@@ -336,9 +352,10 @@ class _SatOracle:
             deadline=self.deadline,
             spent=spent,
             asked=asked,
-            head_start=GRID_CONFLICTS if self.give_up else None,
+            head_start=GRID_CONFLICTS if self.give_up and not speculate else None,
             per_call=WITNESS_CONFLICTS,
             window=GIVE_UP_CALLS,
+            call_cap=SPECULATE_CONFLICTS if speculate else None,
         )
 
     def close(self) -> None:
@@ -477,6 +494,20 @@ def _made(
     done = np.flatnonzero(carved.done)
     finished = carved.done | carved.abandoned
     ended = int(np.argmin(finished)) if not finished.all() else finished.size  # attempts settled, in order
+    if done.size and _speculates(geometry, symmetric):
+        from .sat_oracle import repair
+
+        for at, k in enumerate(done.tolist()):
+            if not repair(
+                geometry,
+                carved.puzzles[k],
+                carved.solutions[k],
+                carved.witness[k],
+                deadline=deadline,
+                call_cap=SPECULATE_CONFLICTS,
+            ):
+                done, ended = done[:at], min(ended, k)  # the deadline: the attempts before it stand
+                break
     for b in done:
         problem = check_witnesses(geometry, carved.puzzles[b], carved.witness[b], symmetric=symmetric)
         if problem is not None:  # a bug of the carving search: never hand out such a puzzle

@@ -31,7 +31,7 @@ from ..grid import Grid
 from ..limits import Deadline, TimeLimitReached
 from ..native.carve import ABANDONED, ANSWERED, STOPPED, BlockAnswers
 
-__all__ = ["ROUND_CONFLICTS", "block_tests"]
+__all__ = ["ROUND_CONFLICTS", "block_tests", "repair"]
 
 #: Conflicts of one round of a SAT call (the deadline is looked at between rounds; CaDiCaL through
 #: pysat cannot be interrupted).  On 25x25 a round lasts 0.05-0.3 s.
@@ -72,6 +72,7 @@ def block_tests(
     head_start: int | None = None,
     per_call: int = 0,
     window: int | None = None,
+    call_cap: int | None = None,
 ) -> BlockAnswers:
     """Test the givens (``symmetric``: pairs, by their first cell) ``firsts`` of ``puzzle`` (n*n,)
     int8, in order, on one formula (see the module): each answer a witness grid (n*n,) int8 or
@@ -79,8 +80,12 @@ def block_tests(
     (``STOPPED``), or (``head_start`` not None) when the grid's conflicts, ``spent`` over
     ``asked`` calls before this block, would pass ``head_start + per_call`` a call
     (``ABANDONED``: its witnesses are too hard), within its first ``window`` calls (None: all);
-    a grid past them is carved to its end (most of its cost is spent by then).  The answer's
-    ``spent`` and ``asked``: this block's conflicts and calls."""
+    a grid past them is carved to its end (most of its cost is spent by then).  ``call_cap`` (not
+    with ``symmetric``): a call that spends this many conflicts unanswered takes its given out
+    on speculation (answered False like a proof; ``repair`` makes the puzzle unique again).  The
+    answer's ``spent`` and ``asked``: this block's conflicts and calls."""
+    if call_cap is not None and symmetric:
+        raise ValueError("speculative block tests take single givens, not symmetric pairs")
     n, cells = geometry.n, geometry.cells
     firsts = [int(f) for f in firsts]
     partner = {f: cells - 1 - f for f in firsts} if symmetric else {f: f for f in firsts}
@@ -143,10 +148,14 @@ def block_tests(
                 cap = None  # the grid's conflicts left, while it is judged
                 if head_start is not None and (window is None or asked + calls <= window):
                     cap = head_start + per_call * (asked + calls) - spent - used
+                if call_cap is not None:
+                    cap = call_cap if cap is None else min(cap, call_cap)
                 answer, conflicts = _solve_capped(solver, assumptions, deadline, cap)
                 used += conflicts
+                stopped = deadline is not None and deadline.expired()
+                if answer is None and call_cap is not None and not stopped and conflicts >= call_cap:
+                    answer = False  # out on speculation: the repair makes the puzzle unique again
                 if answer is None:
-                    stopped = deadline is not None and deadline.expired()
                     return BlockAnswers(answers, STOPPED if stopped else ABANDONED, used, calls)
                 if answer:
                     found = np.asarray(cnf.varmap.decode(solver.get_model()), np.int8).reshape(-1)
@@ -157,3 +166,201 @@ def block_tests(
         return BlockAnswers(answers, ANSWERED, used, calls)
     finally:
         solver.delete()
+
+
+def _formula(
+    geometry: Geometry, puzzle: np.ndarray, solution: np.ndarray, deadline: Deadline | None
+) -> tuple[Any, Any, np.ndarray] | None:
+    """The puzzle's own formula (optimized, pairwise) loaded in a CaDiCaL whose saved phases are
+    the known solution: (solver, its CNF, each cell's variable "holds its known digit", 0 where
+    the givens fix it); None when the deadline passed first."""
+    n, cells = geometry.n, geometry.cells
+    try:
+        cnf = encode_cnf(
+            Grid(geometry, puzzle.reshape(n, n)),
+            CnfEncoding.OPTIMIZED,
+            AmoEncoding.PAIRWISE,
+            deadline=deadline,
+            use="solve",
+        )
+    except TimeLimitReached:
+        return None
+    if cnf.contradiction:  # the known solution solves it: never expected
+        raise AssertionError("the repair's formula has no solution")
+    fixed = np.asarray(cnf.varmap.fixed).reshape(-1)
+    if np.any((fixed != 0) & (fixed != solution)):
+        raise AssertionError("the repair's formula fixes a cell off the known solution")
+    variables = np.asarray(cnf.varmap.index, np.int64).reshape(cells, n)
+    digits = solution.astype(np.int64) - 1
+    known = np.maximum(variables[np.arange(cells), digits], 0)
+    from pysat.solvers import Solver
+
+    solver = Solver(name="cadical195")
+    try:
+        clauses = cnf.clauses()
+        while chunk := list(itertools.islice(clauses, 1 << 15)):  # the deadline between chunks
+            if deadline is not None and deadline.expired():
+                solver.delete()
+                return None
+            solver.append_formula(chunk)
+        at = np.arange(n)[None, :] == digits[:, None]
+        solver.set_phases(np.where(at, variables, -variables)[variables > 0].tolist())
+    except BaseException:
+        solver.delete()
+        raise
+    return solver, cnf, known
+
+
+def _answer(solver: Any, cnf: Any, cap: int | None, deadline: Deadline | None) -> np.ndarray | bool | None:
+    """The solver's solution as a grid (n*n,) int8, False for none, None for unknown."""
+    answer, _ = _solve_capped(solver, [], deadline, cap)
+    if answer is None:
+        return None
+    if not answer:
+        return False
+    return np.asarray(cnf.varmap.decode(solver.get_model()), np.int8).reshape(-1)
+
+
+def _other(
+    geometry: Geometry,
+    puzzle: np.ndarray,
+    solution: np.ndarray,
+    cell: int,
+    cap: int | None,
+    deadline: Deadline | None,
+) -> np.ndarray | bool | None:
+    """A solution of ``puzzle`` (n*n,) int8 changing ``cell`` from ``solution``, as a grid
+    (n*n,) int8; False when there is none; None when ``cap`` conflicts or the deadline passed first."""
+    loaded = _formula(geometry, puzzle, solution, deadline)
+    if loaded is None:
+        return None
+    solver, cnf, known = loaded
+    try:
+        if known[cell] == 0:
+            return False  # the givens fix the cell: no solution changes it
+        solver.add_clause([-int(known[cell])])
+        return _answer(solver, cnf, cap, deadline)
+    finally:
+        solver.delete()
+
+
+def repair(
+    geometry: Geometry,
+    puzzle: np.ndarray,
+    solution: np.ndarray,
+    witness: np.ndarray,
+    *,
+    deadline: Deadline | None,
+    call_cap: int,
+) -> bool:
+    """Make a puzzle carved on speculation (``block_tests``' ``call_cap``) unique again and keep
+    it minimal, in place: ``puzzle`` (n*n,) int8, ``witness`` (n*n, n*n) int8, a witness row for
+    each given.  False when the deadline stopped it (the puzzle is then neither).
+
+    While another solution exists, one of the cells where it differs becomes a given again (the
+    one the fewest witnesses change: that solution is its witness, and the fewest others lose
+    theirs); each given whose witness changed that cell is tested again within ``call_cap``
+    conflicts: a new witness, or no other solution (a proof: it goes, and the solutions stay
+    the same), or unknown: it stays, pending.  Once no other solution exists, each pending given
+    is tested to its end (4x the cap each round): a witness, or it goes (proved, so the puzzle
+    stays unique).  Every choice is a count of conflicts or a cell number: a seed makes the same
+    puzzle on any machine."""
+    has = puzzle != 0  # the givens whose witness row holds
+    pending: list[int] = []
+
+    def expired() -> bool:
+        return deadline is not None and deadline.expired()
+
+    # "Another solution" on one incremental formula: a given put back is a unit clause, and a given
+    # taken out here was proved to leave the solutions as they are, so the formula stays exact.
+    loaded = _formula(geometry, puzzle, solution, deadline)
+    if loaded is None:
+        return False
+    check, check_cnf, known = loaded
+    try:
+        change = [-int(v) for v in known[known > 0]]  # some cell off its known digit
+        if change:
+            check.add_clause(change)
+        while change:  # (no open cell: the givens alone fix the grid)
+            other = _answer(check, check_cnf, None, deadline)
+            if other is None:
+                return False
+            if not isinstance(other, np.ndarray):
+                break  # no other solution: unique
+            changed = np.flatnonzero(other != solution)
+            cell = _put_back(puzzle, solution, witness, has, other, changed)
+            check.add_clause([int(known[cell])])
+            if not _retest(geometry, puzzle, solution, witness, has, pending, cell, call_cap, deadline):
+                return False
+    finally:
+        check.delete()
+    for given in pending:
+        cap = call_cap
+        while True:
+            cap *= 4
+            without = puzzle.copy()
+            without[given] = 0
+            found = _other(geometry, without, solution, given, cap, deadline)
+            if found is None:
+                if expired():
+                    return False
+                continue
+            if found is False:
+                puzzle[given] = 0
+            else:
+                witness[given] = found
+                has[given] = True
+            break
+    return True
+
+
+def _put_back(
+    puzzle: np.ndarray,
+    solution: np.ndarray,
+    witness: np.ndarray,
+    has: np.ndarray,
+    other: np.ndarray,
+    changed: np.ndarray,
+) -> int:
+    """Make given again the cell of ``changed`` (where ``other`` solves the puzzle off
+    ``solution``) that the fewest witnesses change, ``other`` its witness; its number."""
+    holders = np.flatnonzero(has & (puzzle != 0))
+    cover = np.count_nonzero(witness[holders] != solution, axis=0)
+    cell = int(changed[np.argmin(cover[changed])])  # the first of the least covered: deterministic
+    puzzle[cell] = solution[cell]
+    witness[cell] = other
+    has[cell] = True
+    return cell
+
+
+def _retest(
+    geometry: Geometry,
+    puzzle: np.ndarray,
+    solution: np.ndarray,
+    witness: np.ndarray,
+    has: np.ndarray,
+    pending: list[int],
+    cell: int,
+    call_cap: int,
+    deadline: Deadline | None,
+) -> bool:
+    """Test again, within ``call_cap`` conflicts each, the givens whose witness changed ``cell``
+    (just put back): a new witness, or out (proved), or pending.  False at the deadline."""
+    holders = np.flatnonzero(has & (puzzle != 0))
+    holders = holders[holders != cell]
+    for given in holders[witness[holders, cell] != solution[cell]]:
+        given = int(given)
+        without = puzzle.copy()
+        without[given] = 0
+        found = _other(geometry, without, solution, given, call_cap, deadline)
+        if found is None:
+            if deadline is not None and deadline.expired():
+                return False
+            has[given] = False
+            pending.append(given)
+        elif found is False:
+            puzzle[given] = 0
+            has[given] = False
+        else:
+            witness[given] = found
+    return True

@@ -101,6 +101,12 @@ def test_a_speculative_block_takes_out_what_its_cap_leaves_unanswered() -> None:
             solution_problem(Grid(geometry, without.reshape(16, 16)), Grid(geometry, grid.reshape(16, 16)))
             is None
         )
+    # Without speculation (the repair's tests) a capped call leaves its given in, unanswered: on a
+    # minimal puzzle each answer is then a witness or None, never "out".
+    kept = block_tests(geometry, puzzle, solution, block, False, deadline=None, call_cap=1, speculate=False)
+    assert kept.status == ANSWERED and len(kept.answers) == len(block)
+    assert any(found is None for found in kept.answers)
+    assert all(found is not False for found in kept.answers)
     with pytest.raises(ValueError, match="symmetric"):
         block_tests(geometry, puzzle, solution, block, True, deadline=None, call_cap=1)
 

@@ -625,7 +625,9 @@ def generate_puzzles(
     filtered = level is not None or bool(wanted)
     # From 25x25 on, whether a grid is given up depends on the grids given up before it: one
     # puzzle without a target (attempt k allowed to give up while k < GIVE_UP_MAX) still can go.
-    side_by_side = geometry.n < REGION_SIDE or (count == 1 and not filtered)
+    # On speculation no grid is given up: a second attempt beside the first would never be used.
+    alone = count == 1 and not filtered and not _speculates(geometry, symmetric)
+    side_by_side = geometry.n < REGION_SIDE or alone
     if executor is not None and executor.parallel and side_by_side:
         yield from _generate_on(executor, geometry, count, seed, level, rules, require, symmetric, rated,
                                 max_attempts, deadline)  # fmt: skip

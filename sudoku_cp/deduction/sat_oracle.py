@@ -73,6 +73,7 @@ def block_tests(
     per_call: int = 0,
     window: int | None = None,
     call_cap: int | None = None,
+    speculate: bool = True,
 ) -> BlockAnswers:
     """Test the givens (``symmetric``: pairs, by their first cell) ``firsts`` of ``puzzle`` (n*n,)
     int8, in order, on one formula (see the module): each answer a witness grid (n*n,) int8 or
@@ -82,8 +83,9 @@ def block_tests(
     (``ABANDONED``: its witnesses are too hard), within its first ``window`` calls (None: all);
     a grid past them is carved to its end (most of its cost is spent by then).  ``call_cap`` (not
     with ``symmetric``): a call that spends this many conflicts unanswered takes its given out
-    on speculation (answered False like a proof; ``repair`` makes the puzzle unique again).  The
-    answer's ``spent`` and ``asked``: this block's conflicts and calls."""
+    on speculation (answered False like a proof; ``repair`` makes the puzzle unique again), or
+    without ``speculate`` leaves it in, answered None.  The answer's ``spent`` and ``asked``:
+    this block's conflicts and calls."""
     if call_cap is not None and symmetric:
         raise ValueError("speculative block tests take single givens, not symmetric pairs")
     n, cells = geometry.n, geometry.cells
@@ -92,7 +94,7 @@ def block_tests(
     freed = sorted({c for f in firsts for c in (f, partner[f])})
     givens = puzzle.copy()
     givens[freed] = 0
-    answers: list[np.ndarray | bool] = []
+    answers: list[np.ndarray | bool | None] = []
     try:
         cnf = encode_cnf(
             Grid(geometry, givens.reshape(n, n)),
@@ -137,7 +139,7 @@ def block_tests(
             tests = [(first, [first, partner[first]])]  # (the cell changed, the cells not held)
             if partner[first] != first:
                 tests.append((partner[first], [partner[first]]))  # the pair's second cell, the first held
-            found: np.ndarray | bool = False
+            found: np.ndarray | bool | None = False
             for cell, free in tests:
                 variable = literal(cell)
                 if variable == 0:
@@ -154,6 +156,9 @@ def block_tests(
                 used += conflicts
                 stopped = deadline is not None and deadline.expired()
                 if answer is None and call_cap is not None and not stopped and conflicts >= call_cap:
+                    if not speculate:
+                        found = None  # unanswered: the given stays, held for the later tests
+                        break
                     answer = False  # out on speculation: the repair makes the puzzle unique again
                 if answer is None:
                     return BlockAnswers(answers, STOPPED if stopped else ABANDONED, used, calls)
@@ -344,18 +349,19 @@ def _retest(
     call_cap: int,
     deadline: Deadline | None,
 ) -> bool:
-    """Test again, within ``call_cap`` conflicts each, the givens whose witness changed ``cell``
-    (just put back): a new witness, or out (proved), or pending.  False at the deadline."""
+    """Test again, within ``call_cap`` conflicts each and in order on one block formula, the
+    givens whose witness changed ``cell`` (just put back): a new witness, or out (proved), or
+    pending.  False at the deadline."""
     holders = np.flatnonzero(has & (puzzle != 0))
     holders = holders[holders != cell]
-    for given in holders[witness[holders, cell] != solution[cell]]:
-        given = int(given)
-        without = puzzle.copy()
-        without[given] = 0
-        found = _other(geometry, without, solution, given, call_cap, deadline)
+    again = [int(given) for given in holders[witness[holders, cell] != solution[cell]]]
+    if not again:
+        return True
+    got = block_tests(
+        geometry, puzzle, solution, again, False, deadline=deadline, call_cap=call_cap, speculate=False
+    )
+    for given, found in zip(again, got.answers, strict=False):
         if found is None:
-            if deadline is not None and deadline.expired():
-                return False
             has[given] = False
             pending.append(given)
         elif found is False:
@@ -363,4 +369,4 @@ def _retest(
             has[given] = False
         else:
             witness[given] = found
-    return True
+    return got.status == ANSWERED

@@ -765,12 +765,13 @@ def rng_states(seed: int, attempts: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True, slots=True)
 class BlockAnswers:
     """A block oracle's answers, in the block's order: a witness grid (n*n,) int8, or False (no
-    witness: the given, or pair, went and was no longer held for the block's later tests);
+    witness: the given, or pair, went and was no longer held for the block's later tests), or
+    None (unanswered within a cap, ``sat_oracle.repair`` only: the given stays, held);
     fewer than the block's givens when ``status`` is ``STOPPED`` or ``ABANDONED``.  ``spent``:
     the block's work in the oracle's own deterministic unit (SAT: conflicts), ``asked``: its
     calls."""
 
-    answers: list[np.ndarray | bool]
+    answers: list[np.ndarray | bool | None]
     status: int
     spent: int
     asked: int

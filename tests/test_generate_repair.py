@@ -119,24 +119,11 @@ def test_a_25x25_puzzle_carved_on_speculation_is_unique_by_another_solver(
     """The 36x36 path on 25x25 (speculation from 25, 300 conflicts a test: about 70 CPU s): the
     product checks the witnesses and proves uniqueness; a fresh glucose4 on the extended
     formula with the solution blocked finds no other solution."""
-    from pysat.solvers import Solver
-
-    from sudoku_cp.cnf.sudoku import AmoEncoding, CnfEncoding, encode_cnf
+    from other_solver import assert_unique_by_glucose
 
     monkeypatch.setattr(generate_module, "SPECULATE_SIDE", 25)
     monkeypatch.setattr(generate_module, "SPECULATE_CONFLICTS", 300)
     geometry = Geometry(5, 5)
     made = generate_module.generate_puzzle(geometry, 1)
     assert made is not None and made.attempt == 0  # nothing is given up on speculation
-    puzzle = np.asarray(made.puzzle.values).reshape(-1)
-    solution = np.asarray(made.solution.values).reshape(-1)
-    assert solution_problem(made.puzzle, made.solution) is None
-    cnf = encode_cnf(made.puzzle, CnfEncoding.EXTENDED, AmoEncoding.PAIRWISE, use="solve")
-    index = cnf.varmap.index
-    blocked = [-int(index[c, int(solution[c]) - 1]) for c in range(geometry.cells) if puzzle[c] == 0]
-    solver = Solver(name="glucose4", bootstrap_with=cnf.clauses())
-    try:
-        solver.add_clause([v for v in blocked if v != 0])
-        assert solver.solve() is False
-    finally:
-        solver.delete()
+    assert_unique_by_glucose(made.puzzle, made.solution)

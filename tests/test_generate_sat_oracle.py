@@ -293,24 +293,12 @@ def test_a_25x25_puzzle_is_unique_by_another_solver_and_the_same_for_its_seed() 
     its solution's digits, a fresh glucose4 on the extended formula with the solution blocked
     finds no other solution, and the seed's attempt and puzzle are those logged in session 11
     (the give-up rule counts conflicts, never seconds)."""
-    from pysat.solvers import Solver
+    from other_solver import assert_unique_by_glucose
 
-    from sudoku_cp.cnf.sudoku import AmoEncoding, CnfEncoding, encode_cnf
     from sudoku_cp.deduction.generate import generate_puzzle
 
     geometry = Geometry(5, 5)
     made = generate_puzzle(geometry, 6)
     assert made is not None and made.proof in ("backtrack", "sat")
     assert made.attempt == 0 and int(np.count_nonzero(made.puzzle.values)) == 252
-    puzzle = np.asarray(made.puzzle.values).reshape(-1)
-    solution = np.asarray(made.solution.values).reshape(-1)
-    assert solution_problem(made.puzzle, made.solution) is None
-    cnf = encode_cnf(made.puzzle, CnfEncoding.EXTENDED, AmoEncoding.PAIRWISE, use="solve")
-    index = cnf.varmap.index
-    blocked = [-int(index[c, int(solution[c]) - 1]) for c in range(geometry.cells) if puzzle[c] == 0]
-    solver = Solver(name="glucose4", bootstrap_with=cnf.clauses())
-    try:
-        solver.add_clause([v for v in blocked if v != 0])
-        assert solver.solve() is False
-    finally:
-        solver.delete()
+    assert_unique_by_glucose(made.puzzle, made.solution)

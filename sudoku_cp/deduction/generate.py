@@ -15,7 +15,10 @@ band and stack (``carve.region_rows``), and the rest go to SAT 16 at a time, one
 block (``sat_oracle.block_tests``, ``carve``'s ``block_oracle``); a grid whose witnesses cost
 SAT more conflicts than ``GRID_CONFLICTS`` plus ``WITNESS_CONFLICTS`` a test is given up for the
 seed's next attempt (a count of conflicts, the same on every machine, so a seed still makes one
-puzzle).
+puzzle).  From 36x36 on (``SPECULATE_SIDE``, single givens) every grid's tests are that hard, so
+none is given up: a test that spends ``SPECULATE_CONFLICTS`` takes its given out on speculation,
+and ``sat_oracle.repair`` then puts givens back until no other solution exists, each given with
+a witness (a given it takes out again is proved to go), so the puzzle is minimal and unique.
 
 Proof, by other paths than the ones that made the puzzle (fail closed: a puzzle not proved is
 never returned):

@@ -29,7 +29,7 @@ from ..cnf.sudoku import AmoEncoding, CnfEncoding, encode_cnf
 from ..geometry import Geometry
 from ..grid import Grid
 from ..limits import Deadline, TimeLimitReached
-from ..native.carve import ABANDONED, ANSWERED, STOPPED, BlockAnswers
+from ..native.carve import ABANDONED, ANSWERED, BLOCK_SIZE, STOPPED, BlockAnswers
 
 __all__ = ["ROUND_CONFLICTS", "block_tests", "repair"]
 
@@ -262,22 +262,15 @@ def repair(
     it minimal, in place: ``puzzle`` (n*n,) int8, ``witness`` (n*n, n*n) int8, a witness row for
     each given.  False when the deadline stopped it (the puzzle is then neither).
 
-    While another solution exists, one of the cells where it differs becomes a given again (the
-    one the fewest witnesses change: that solution is its witness, and the fewest others lose
-    theirs); each given whose witness changed that cell is tested again within ``call_cap``
-    conflicts: a new witness, or no other solution (a proof: it goes, and the solutions stay
-    the same), or unknown: it stays, pending.  Once no other solution exists, each pending given
-    is tested to its end (4x the cap each round): a witness, or it goes (proved, so the puzzle
-    stays unique).  Every choice is a count of conflicts or a cell number: a seed makes the same
-    puzzle on any machine."""
+    While another solution exists, one of the cells where it differs becomes a given again: the
+    one the fewest valid witnesses change (that solution is its witness; a given whose witness
+    changed it has none now).  Once no other solution exists, each given left without a witness
+    is tested again, in order, ``BLOCK_SIZE`` to a formula, within ``call_cap`` conflicts: a new
+    witness, or no other solution (a proof: it goes, and the puzzle stays unique), or unknown;
+    those unknown are then tested to their end (4x the cap each round).  Every choice is a
+    count of conflicts or a cell number: a seed makes the same puzzle on any machine."""
     has = puzzle != 0  # the givens whose witness row holds
-    pending: list[int] = []
-
-    def expired() -> bool:
-        return deadline is not None and deadline.expired()
-
-    # "Another solution" on one incremental formula: a given put back is a unit clause, and a given
-    # taken out here was proved to leave the solutions as they are, so the formula stays exact.
+    # "Another solution" on one incremental formula: a given put back is a unit clause.
     loaded = _formula(geometry, puzzle, solution, deadline)
     if loaded is None:
         return False
@@ -293,12 +286,33 @@ def repair(
             if not isinstance(other, np.ndarray):
                 break  # no other solution: unique
             changed = np.flatnonzero(other != solution)
-            cell = _put_back(puzzle, solution, witness, has, other, changed)
+            holders = np.flatnonzero(has & (puzzle != 0))
+            cover = np.count_nonzero(witness[holders] != solution, axis=0)
+            cell = int(changed[np.argmin(cover[changed])])  # the first of the least covered
+            has[holders[witness[holders, cell] != solution[cell]]] = False
+            puzzle[cell] = solution[cell]
+            witness[cell] = other
+            has[cell] = True
             check.add_clause([int(known[cell])])
-            if not _retest(geometry, puzzle, solution, witness, has, pending, cell, call_cap, deadline):
-                return False
     finally:
         check.delete()
+    # Taking out a given with no other solution keeps the puzzle unique, so these tests only go.
+    again = [int(given) for given in np.flatnonzero((puzzle != 0) & ~has)]
+    pending: list[int] = []
+    for at in range(0, len(again), BLOCK_SIZE):
+        block = again[at : at + BLOCK_SIZE]
+        got = block_tests(
+            geometry, puzzle, solution, block, False, deadline=deadline, call_cap=call_cap, speculate=False
+        )
+        if got.status != ANSWERED:
+            return False
+        for given, found in zip(block, got.answers, strict=True):
+            if found is None:
+                pending.append(given)
+            elif found is False:
+                puzzle[given] = 0
+            else:
+                witness[given] = found
     for given in pending:
         cap = call_cap
         while True:
@@ -307,66 +321,12 @@ def repair(
             without[given] = 0
             found = _other(geometry, without, solution, given, cap, deadline)
             if found is None:
-                if expired():
+                if deadline is not None and deadline.expired():
                     return False
                 continue
             if found is False:
                 puzzle[given] = 0
             else:
                 witness[given] = found
-                has[given] = True
             break
     return True
-
-
-def _put_back(
-    puzzle: np.ndarray,
-    solution: np.ndarray,
-    witness: np.ndarray,
-    has: np.ndarray,
-    other: np.ndarray,
-    changed: np.ndarray,
-) -> int:
-    """Make given again the cell of ``changed`` (where ``other`` solves the puzzle off
-    ``solution``) that the fewest witnesses change, ``other`` its witness; its number."""
-    holders = np.flatnonzero(has & (puzzle != 0))
-    cover = np.count_nonzero(witness[holders] != solution, axis=0)
-    cell = int(changed[np.argmin(cover[changed])])  # the first of the least covered: deterministic
-    puzzle[cell] = solution[cell]
-    witness[cell] = other
-    has[cell] = True
-    return cell
-
-
-def _retest(
-    geometry: Geometry,
-    puzzle: np.ndarray,
-    solution: np.ndarray,
-    witness: np.ndarray,
-    has: np.ndarray,
-    pending: list[int],
-    cell: int,
-    call_cap: int,
-    deadline: Deadline | None,
-) -> bool:
-    """Test again, within ``call_cap`` conflicts each and in order on one block formula, the
-    givens whose witness changed ``cell`` (just put back): a new witness, or out (proved), or
-    pending.  False at the deadline."""
-    holders = np.flatnonzero(has & (puzzle != 0))
-    holders = holders[holders != cell]
-    again = [int(given) for given in holders[witness[holders, cell] != solution[cell]]]
-    if not again:
-        return True
-    got = block_tests(
-        geometry, puzzle, solution, again, False, deadline=deadline, call_cap=call_cap, speculate=False
-    )
-    for given, found in zip(again, got.answers, strict=False):
-        if found is None:
-            has[given] = False
-            pending.append(given)
-        elif found is False:
-            puzzle[given] = 0
-            has[given] = False
-        else:
-            witness[given] = found
-    return got.status == ANSWERED

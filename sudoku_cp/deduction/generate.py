@@ -117,7 +117,7 @@ WITNESS_CONFLICTS = 200
 #: give a grid up.
 GRID_CONFLICTS = 2000
 #: After this many grids given up in one call, the next grids are carved to the end whatever
-#: their SAT tests cost: the generator always ends (36x36: every grid so far is over budget).
+#: their SAT tests cost: the generator always ends (36x36 symmetric: every grid is over budget).
 #: With a fifth of the 25x25 grids passing, 16 given up in a row happens to 2-3 seeds in 100.
 GIVE_UP_MAX = 16
 #: From this side on (single givens, not symmetric pairs) no grid is given up: every grid's tests

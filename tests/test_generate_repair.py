@@ -116,7 +116,7 @@ def test_a_speculative_block_takes_out_what_its_cap_leaves_unanswered() -> None:
 def test_a_25x25_puzzle_carved_on_speculation_is_unique_by_another_solver(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The 36x36 path on 25x25 (speculation from 25, 300 conflicts a test: about 70 CPU s): the
+    """The 36x36 path on 25x25 (speculation from 25, 300 conflicts a test: about 11 s): the
     product checks the witnesses and proves uniqueness; a fresh glucose4 on the extended
     formula with the solution blocked finds no other solution."""
     from other_solver import assert_unique_by_glucose

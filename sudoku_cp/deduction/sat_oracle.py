@@ -226,29 +226,6 @@ def _answer(solver: Any, cnf: Any, cap: int | None, deadline: Deadline | None) -
     return np.asarray(cnf.varmap.decode(solver.get_model()), np.int8).reshape(-1)
 
 
-def _other(
-    geometry: Geometry,
-    puzzle: np.ndarray,
-    solution: np.ndarray,
-    cell: int,
-    cap: int | None,
-    deadline: Deadline | None,
-) -> np.ndarray | bool | None:
-    """A solution of ``puzzle`` (n*n,) int8 changing ``cell`` from ``solution``, as a grid
-    (n*n,) int8; False when there is none; None when ``cap`` conflicts or the deadline passed first."""
-    loaded = _formula(geometry, puzzle, solution, deadline)
-    if loaded is None:
-        return None
-    solver, cnf, known = loaded
-    try:
-        if known[cell] == 0:
-            return False  # the givens fix the cell: no solution changes it
-        solver.add_clause([-int(known[cell])])
-        return _answer(solver, cnf, cap, deadline)
-    finally:
-        solver.delete()
-
-
 def repair(
     geometry: Geometry,
     puzzle: np.ndarray,
@@ -267,8 +244,9 @@ def repair(
     changed it has none now).  Once no other solution exists, each given left without a witness
     is tested again, in order, ``BLOCK_SIZE`` to a formula, within ``call_cap`` conflicts: a new
     witness, or no other solution (a proof: it goes, and the puzzle stays unique), or unknown;
-    those unknown are then tested to their end (4x the cap each round).  Every choice is a
-    count of conflicts or a cell number: a seed makes the same puzzle on any machine."""
+    the unknown ones are tested again the same way with 4x the cap, until each is answered.
+    Every choice is a count of conflicts or a cell number: a seed makes the same puzzle on any
+    machine."""
     has = puzzle != 0  # the givens whose witness row holds
     # "Another solution" on one incremental formula: a given put back is a unit clause.
     loaded = _formula(geometry, puzzle, solution, deadline)
@@ -298,35 +276,22 @@ def repair(
         check.delete()
     # Taking out a given with no other solution keeps the puzzle unique, so these tests only go.
     again = [int(given) for given in np.flatnonzero((puzzle != 0) & ~has)]
-    pending: list[int] = []
-    for at in range(0, len(again), BLOCK_SIZE):
-        block = again[at : at + BLOCK_SIZE]
-        got = block_tests(
-            geometry, puzzle, solution, block, False, deadline=deadline, call_cap=call_cap, speculate=False
-        )
-        if got.status != ANSWERED:
-            return False
-        for given, found in zip(block, got.answers, strict=True):
-            if found is None:
-                pending.append(given)
-            elif found is False:
-                puzzle[given] = 0
-            else:
-                witness[given] = found
-    for given in pending:
-        cap = call_cap
-        while True:
-            cap *= 4
-            without = puzzle.copy()
-            without[given] = 0
-            found = _other(geometry, without, solution, given, cap, deadline)
-            if found is None:
-                if deadline is not None and deadline.expired():
-                    return False
-                continue
-            if found is False:
-                puzzle[given] = 0
-            else:
-                witness[given] = found
-            break
+    cap = call_cap
+    while again:  # the unknown ones again, with 4x the cap, until each is answered
+        unknown: list[int] = []
+        for at in range(0, len(again), BLOCK_SIZE):
+            block = again[at : at + BLOCK_SIZE]
+            got = block_tests(
+                geometry, puzzle, solution, block, False, deadline=deadline, call_cap=cap, speculate=False
+            )
+            if got.status != ANSWERED:
+                return False
+            for given, found in zip(block, got.answers, strict=True):
+                if found is None:
+                    unknown.append(given)
+                elif found is False:
+                    puzzle[given] = 0
+                else:
+                    witness[given] = found
+        again, cap = unknown, cap * 4
     return True

@@ -84,7 +84,7 @@ other solution exists, each kept given with a witness (minimal and unique as eve
 
 Speed (2 cores, whole process, unrated; benchmarks/README.md): 2,000 9x9 puzzles in about 1.2 s,
 200 16x16 in 2.7 s; one 25x25 puzzle in 3-10 s (median 7 on seeds 0-9; most of it SAT tests);
-one 36x36 puzzle in about 17 minutes (one core: seed 1, 617 givens).  A target also rates or
+one 36x36 puzzle in about 20 minutes (one core; seed 1: 615 givens).  A target also rates or
 explains every attempt.
 
 {RULES_TABLE}
